@@ -1,0 +1,38 @@
+# make demo : create .venv, install stablecost and every runtime dependency, run the main job
+# make test : same set-up, then the test suite
+# On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
+
+PYTHON ?= python3
+VENV   ?= .venv
+EXTRA  ?= cpu
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.stablecost-installed-$(EXTRA)
+
+.PHONY: demo test install examples clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
+		-c constraints.txt -e ".[$(EXTRA),dev]"
+	touch $@
+
+demo: $(STAMP)
+	$(BIN)/stablecost hardware list
+	$(BIN)/stablecost analyze examples/programs/transformer_block_train_step.mlir
+	$(BIN)/stablecost predict examples/programs/transformer_block_train_step.mlir \
+		--hardware H100-SXM,TPU-v5p,MI300X --top 8
+	$(BIN)/stablecost predict examples/programs/resnet_cnn_train_step.mlir \
+		--hardware H100-SXM,A100-SXM-80GB,TPU-v5e --top 5
+	$(BIN)/stablecost predict examples/programs/mlp_train_step.mlir \
+		--hardware H100-SXM,L4,TPU-v4 --top 5
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+examples: $(STAMP)
+	$(BIN)/python examples/export_programs.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,0 +1,43 @@
+"""Element types as MLIR spells them, their storage sizes, and the compute class a
+chip prices them in."""
+
+from __future__ import annotations
+
+# Storage bits per element. i1 (pred) is stored as one byte by XLA.
+_BITS = {
+    "f64": 64, "f32": 32, "tf32": 32, "f16": 16, "bf16": 16,
+    "i64": 64, "i32": 32, "i16": 16, "i8": 8, "i4": 4, "i2": 2, "i1": 8,
+    "ui64": 64, "ui32": 32, "ui16": 16, "ui8": 8, "ui4": 4, "ui2": 2,
+    "si64": 64, "si32": 32, "si16": 16, "si8": 8,
+    "complex<f32>": 64, "complex<f64>": 128,
+    "index": 64,
+}
+
+
+def bits_per_element(dtype: str) -> int | None:
+    """Storage bits of one element, or None for a type stablecost does not know."""
+    bits = _BITS.get(dtype)
+    if bits is None and dtype.startswith("f8"):
+        return 8  # f8E4M3FN, f8E5M2, f8E4M3FNUZ, ...
+    if bits is None and dtype.startswith(("f4", "f6")):
+        return int(dtype[1])
+    return bits
+
+
+def compute_class(dtype: str) -> str:
+    """The key a hardware spec is priced under: f64, f32, bf16, f16, f8, i8 or int."""
+    if dtype in ("f64", "f32", "bf16", "f16"):
+        return dtype
+    if dtype.startswith(("f8", "f4", "f6")):
+        return "f8"
+    if dtype in ("i8", "ui8", "si8", "i4", "ui4"):
+        return "i8"
+    if dtype == "complex<f64>":
+        return "f64"
+    if dtype == "complex<f32>":
+        return "f32"
+    return "int"
+
+
+def is_quantized(dtype: str) -> bool:
+    return dtype.startswith("!quant.")

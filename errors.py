@@ -1,0 +1,32 @@
+"""Every error a user can cause, in one place.
+
+Each message names what was given and what is allowed, fits on one line, and the CLI
+turns any `StablecostError` into that line on stderr with exit code 2.
+"""
+
+from __future__ import annotations
+
+
+class StablecostError(Exception):
+    """Base class of every error caused by the user's input or environment."""
+
+
+class ProgramParseError(StablecostError):
+    """The program text or bytecode is not valid MLIR."""
+
+
+class UnsupportedProgramError(StablecostError):
+    """The program parsed but uses something stablecost cannot price (dynamic shapes,
+    quantized types, recursion)."""
+
+
+class UnknownHardwareError(StablecostError):
+    """A hardware name that is not in the catalog."""
+
+
+class HardwareSpecError(StablecostError):
+    """A hardware data file is malformed."""
+
+
+class InvalidArgumentError(StablecostError):
+    """An argument outside the allowed values."""

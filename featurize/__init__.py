@@ -1,0 +1,1 @@
+"""StableHLO -> Program IR, exact op costs, fused kernels."""

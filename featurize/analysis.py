@@ -1,0 +1,111 @@
+"""`analyze`: the whole-program totals and per-opcode statistics of a Program."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .costs import OpCost, program_costs
+from .fusion import Kernel, fuse
+from .program import FEATURIZER_VERSION, Program
+
+
+@dataclass(slots=True)
+class OpcodeStats:
+    instances: int = 0          # ops in the flattened program
+    executions: float = 0.0     # instances weighted by their execution count
+    flops: float = 0.0
+    transcendentals: float = 0.0
+    bytes_accessed: float = 0.0
+
+
+@dataclass(slots=True)
+class UnpricedOp:
+    opcode: str
+    location: str
+    count: float
+
+
+@dataclass(slots=True, eq=False)
+class Analysis:
+    """Totals per step (loop bodies weighted by trip counts, calls by call counts).
+
+    `bytes_accessed` charges every op its operands and results, as XLA's cost
+    analysis does for an unfused program; `fused_bytes_accessed` counts bytes only at
+    kernel boundaries, which is what memory actually sees.
+    """
+
+    program: Program
+    costs: list[OpCost | None]
+    kernels: list[Kernel]
+    flops: float
+    transcendentals: float
+    bytes_accessed: float
+    fused_bytes_accessed: float
+    communication_bytes: float
+    per_opcode: dict[str, OpcodeStats]
+    unpriced: list[UnpricedOp]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        loops = self.program.loops
+        return {
+            "source": self.program.source,
+            "featurizer_version": FEATURIZER_VERSION,
+            "ops": len(self.program.ops),
+            "kernels": len(self.kernels),
+            "flops": self.flops,
+            "transcendentals": self.transcendentals,
+            "bytes_accessed": self.bytes_accessed,
+            "fused_bytes_accessed": self.fused_bytes_accessed,
+            "communication_bytes": self.communication_bytes,
+            "per_opcode": {
+                name: {"instances": s.instances, "executions": s.executions,
+                       "flops": s.flops, "transcendentals": s.transcendentals,
+                       "bytes_accessed": s.bytes_accessed}
+                for name, s in sorted(self.per_opcode.items())
+            },
+            "loops": [{"location": l.location, "trip_count": l.trip_count,
+                       "derived": l.derived, "reason": l.reason} for l in loops],
+            "unpriced_ops": [{"opcode": u.opcode, "location": u.location, "count": u.count}
+                             for u in self.unpriced],
+            "notes": list(self.notes),
+        }
+
+
+def analyze(program: Any) -> Analysis:
+    """Analyze a program (anything `load_program` accepts)."""
+    from .ingest import load_program
+
+    program = load_program(program)
+    costs = program_costs(program)
+    flops = transcendentals = bytes_accessed = comm = 0.0
+    per_opcode: dict[str, OpcodeStats] = {}
+    unpriced: list[UnpricedOp] = []
+    for op, cost in zip(program.ops, costs):
+        stats = per_opcode.get(op.opcode)
+        if stats is None:
+            stats = per_opcode[op.opcode] = OpcodeStats()
+        stats.instances += 1
+        stats.executions += op.count
+        if cost is None:
+            unpriced.append(UnpricedOp(op.opcode, op.location, op.count))
+            continue
+        n = op.count
+        moved = (sum(cost.read_bytes) + sum(cost.write_bytes)) * n
+        stats.flops += cost.flops * n
+        stats.transcendentals += cost.transcendentals * n
+        stats.bytes_accessed += moved
+        flops += cost.flops * n
+        transcendentals += cost.transcendentals * n
+        bytes_accessed += moved
+        comm += cost.comm_send_bytes * n
+    kernels = fuse(program, costs)
+    fused = sum(k.bytes_accessed * k.count for k in kernels)
+    notes = list(program.notes)
+    if unpriced:
+        names = sorted({u.opcode for u in unpriced})
+        notes.append(f"{len(unpriced)} op(s) have no cost rule and are NOT included in the "
+                     f"totals: {', '.join(names)}")
+    return Analysis(program, costs, kernels, flops, transcendentals, bytes_accessed, fused,
+                    comm, per_opcode, unpriced, notes)

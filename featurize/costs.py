@@ -1,0 +1,385 @@
+"""Exact per-op costs: FLOPs, transcendentals, bytes read per operand and written per
+result, and for collectives the bytes one device sends and receives.
+
+Conventions (the ones XLA's HloCostAnalysis uses, so totals are comparable):
+- an elementwise op costs one FLOP per output element; exp/log/tanh/sqrt/rsqrt/pow/
+  logistic/sin/cos/tan/atan2/cbrt/erf cost one *transcendental* per element instead;
+- dot_general costs 2 FLOPs per multiply-add: 2 x output elements x contracted size;
+- convolution costs 2 x (input features / feature groups) x output features x
+  (batch / batch groups) x the number of (output, kernel) position pairs that land on a
+  real input element, per spatial dimension (padding and dilation holes excluded);
+- reduce costs (input elements - output elements) x the reducer's ops;
+- data movement (broadcast, transpose, slice, pad, gather, ...) costs bytes, no FLOPs;
+- metadata ops (reshape, bitcast_convert, get_tuple_element, constant, ...) cost
+  nothing at all.
+An op with no rule gets `None` and is reported by the caller, never priced 0.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Callable, NamedTuple
+
+from .program import Op, Program
+
+
+class OpCost(NamedTuple):
+    flops: float
+    transcendentals: float
+    read_bytes: tuple[float, ...]     # per operand
+    write_bytes: tuple[float, ...]    # per result
+    unit: str                         # matmul | vector | memory | none | comm
+    comm_send_bytes: float = 0.0
+    comm_recv_bytes: float = 0.0
+    group_size: int = 1
+
+
+_NONE_UNIT = "none"
+
+# Ops that only reinterpret or name data.
+METADATA_OPS = frozenset({
+    "constant", "reshape", "bitcast_convert", "get_tuple_element", "tuple",
+    "optimization_barrier", "sdy.sharding_constraint", "sdy.propagation_barrier",
+    "create_token", "after_all", "partition_id", "replica_id", "get_dimension_size",
+    "dynamic_reshape", "chlo.constant", "chlo.constant_like", "sdy.reshard",
+})
+# custom_call targets that are annotations, not kernels.
+METADATA_CUSTOM_CALLS = frozenset({
+    "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement",
+    "MoveToHost", "MoveToDevice", "LayoutConstraint", "X64Combine", "X64SplitLow",
+    "X64SplitHigh", "xla.sdy.FuncResultSharding", "xla.sdy.GlobalToLocalShape",
+    "xla.sdy.LocalToGlobalShape",
+})
+
+TRANSCENDENTAL_OPS = frozenset({
+    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "power",
+    "rsqrt", "sqrt", "cbrt", "sine", "cosine", "tan", "tanh", "atan2",
+    "chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.lgamma", "chlo.digamma", "chlo.tan",
+    "chlo.asin", "chlo.acos", "chlo.atan", "chlo.sinh", "chlo.cosh", "chlo.asinh",
+    "chlo.acosh", "chlo.atanh", "chlo.bessel_i1e", "chlo.polygamma", "chlo.zeta",
+})
+
+ELEMENTWISE_OPS = frozenset({
+    "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "negate",
+    "abs", "sign", "compare", "select", "clamp", "convert", "and", "or", "xor", "not",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "popcnt",
+    "count_leading_zeros", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
+    "is_finite", "real", "imag", "complex", "reduce_precision", "map",
+    "chlo.conj", "chlo.is_inf", "chlo.is_neg_inf", "chlo.is_pos_inf", "chlo.next_after",
+    "chlo.square",
+}) | {f"chlo.broadcast_{n}" for n in (
+    "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "power",
+    "atan2", "and", "or", "xor", "compare", "select", "complex", "shift_left",
+    "shift_right_arithmetic", "shift_right_logical", "next_after", "polygamma", "zeta")}
+
+# Ops that move data: they read their operands and write their results.
+MOVEMENT_OPS = frozenset({
+    "broadcast_in_dim", "broadcast", "transpose", "pad", "concatenate", "reverse", "copy",
+    "iota", "dynamic_iota", "dynamic_broadcast_in_dim", "dynamic_pad",
+})
+
+COLLECTIVE_OPS = frozenset({
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
+    "collective_broadcast", "send", "recv",
+})
+
+
+def _full(op: Op) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    return (tuple(float(t.nbytes) for t in op.operands),
+            tuple(float(t.nbytes) for t in op.results))
+
+
+def _out_elements(op: Op) -> int:
+    return sum(t.num_elements for t in op.results if t.dtype not in ("token", "tuple"))
+
+
+def _metadata(op: Op, program: Program) -> OpCost:
+    return OpCost(0.0, 0.0, (0.0,) * len(op.operands), (0.0,) * len(op.results), _NONE_UNIT)
+
+
+def _elementwise(op: Op, program: Program) -> OpCost:
+    reads, writes = _full(op)
+    elements = _out_elements(op)
+    if op.opcode == "map":
+        elements *= max(1, op.attributes.get("body_flops", 1))
+    return OpCost(float(elements), 0.0, reads, writes, "vector")
+
+
+def _transcendental(op: Op, program: Program) -> OpCost:
+    reads, writes = _full(op)
+    return OpCost(0.0, float(_out_elements(op)), reads, writes, "vector")
+
+
+def _movement(op: Op, program: Program) -> OpCost:
+    reads, writes = _full(op)
+    return OpCost(0.0, 0.0, reads, writes, "memory")
+
+
+def _slice(op: Op, program: Program) -> OpCost:
+    """slice / dynamic_slice / real_dynamic_slice read only what they return."""
+    out = float(op.results[0].nbytes)
+    reads = (out,) + tuple(float(t.nbytes) for t in op.operands[1:])
+    return OpCost(0.0, 0.0, reads, (out,), "memory")
+
+
+def _dynamic_update_slice(op: Op, program: Program) -> OpCost:
+    """In place: reads the update and indices, writes the update's bytes."""
+    update = float(op.operands[1].nbytes)
+    reads = (0.0,) + tuple(float(t.nbytes) for t in op.operands[1:])
+    return OpCost(0.0, 0.0, reads, (update,), "memory")
+
+
+def _gather(op: Op, program: Program) -> OpCost:
+    """Reads the gathered slices (output-sized) and the indices."""
+    out = float(op.results[0].nbytes)
+    reads = (out,) + tuple(float(t.nbytes) for t in op.operands[1:])
+    return OpCost(0.0, 0.0, reads, (out,), "memory")
+
+
+def _scatter(op: Op, program: Program) -> OpCost:
+    """In place: reads indices, updates and the updated region; writes that region."""
+    n_inputs = (len(op.operands) - 1) // 2
+    updates = op.operands[n_inputs + 1:]
+    update_bytes = [float(t.nbytes) for t in updates]
+    update_elements = sum(t.num_elements for t in updates)
+    reads = tuple(update_bytes) + (float(op.operands[n_inputs].nbytes),) + tuple(update_bytes)
+    flops = float(update_elements * op.attributes.get("body_flops", 1))
+    return OpCost(flops, 0.0, reads, tuple(update_bytes), "vector")
+
+
+def _dot_general(op: Op, program: Program) -> OpCost:
+    dims = op.attributes.get("dot_dimension_numbers", {})
+    lhs = op.operands[0]
+    contracted = math.prod(lhs.shape[d] for d in dims.get("lhs_contracting_dimensions", []))
+    flops = 2.0 * op.results[0].num_elements * contracted
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "matmul")
+
+
+def _dot(op: Op, program: Program) -> OpCost:
+    """Legacy `stablehlo.dot`: contracts the last lhs dim with the first rhs dim."""
+    lhs = op.operands[0]
+    contracted = lhs.shape[-1] if lhs.shape else 1
+    reads, writes = _full(op)
+    return OpCost(2.0 * op.results[0].num_elements * contracted, 0.0, reads, writes, "matmul")
+
+
+@lru_cache(maxsize=4096)
+def _valid_positions(input_size: int, kernel_size: int, output_size: int, stride: int,
+                     pad_low: int, window_dilation: int, base_dilation: int) -> int:
+    """Number of (output index, kernel index) pairs reading a real input element."""
+    total = 0
+    last = (input_size - 1) * base_dilation  # last real element in dilated coordinates
+    for k in range(kernel_size):
+        offset = k * window_dilation - pad_low  # input coordinate u(o) = o * stride + offset
+        lo = max(0, (stride - 1 - offset) // stride)          # first o with u >= 0
+        hi = min(output_size - 1, (last - offset) // stride) if last >= offset else -1
+        if hi < lo:
+            continue
+        if base_dilation == 1:
+            total += hi - lo + 1
+        else:  # only u on a multiple of the dilation is a real element
+            total += sum(1 for o in range(lo, hi + 1)
+                         if (o * stride + offset) % base_dilation == 0)
+    return total
+
+
+def _convolution(op: Op, program: Program) -> OpCost:
+    a = op.attributes
+    dims = a.get("dimension_numbers", {})
+    lhs, rhs, out = op.operands[0], op.operands[1], op.results[0]
+    spatial = len(dims.get("input_spatial_dimensions", []))
+    strides = a.get("window_strides") or [1] * spatial
+    padding = a.get("padding") or [[0, 0]] * spatial
+    lhs_dil = a.get("lhs_dilation") or [1] * spatial
+    rhs_dil = a.get("rhs_dilation") or [1] * spatial
+    positions = 1
+    for i in range(spatial):
+        positions *= _valid_positions(
+            lhs.shape[dims["input_spatial_dimensions"][i]],
+            rhs.shape[dims["kernel_spatial_dimensions"][i]],
+            out.shape[dims["output_spatial_dimensions"][i]],
+            int(strides[i]), int(padding[i][0]), int(rhs_dil[i]), int(lhs_dil[i]))
+    in_features = lhs.shape[dims["input_feature_dimension"]]
+    out_features = out.shape[dims["output_feature_dimension"]]
+    batch = lhs.shape[dims["input_batch_dimension"]]
+    fgc = int(a.get("feature_group_count", 1))
+    bgc = int(a.get("batch_group_count", 1))
+    flops = 2.0 * (in_features // fgc) * out_features * (batch // bgc) * positions
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "matmul")
+
+
+def _reduce(op: Op, program: Program) -> OpCost:
+    n_inputs = len(op.operands) // 2
+    in_elements = op.operands[0].num_elements
+    out_elements = op.results[0].num_elements
+    per_application = op.attributes.get("body_flops", 1)
+    flops = float((in_elements - out_elements) * per_application)
+    trans = float((in_elements - out_elements) * op.attributes.get("body_transcendentals", 0))
+    reads, writes = _full(op)
+    return OpCost(flops, trans, reads, writes, "vector" if n_inputs else "none")
+
+
+def _reduce_window(op: Op, program: Program) -> OpCost:
+    window = math.prod(op.attributes.get("window_dimensions") or [1])
+    out_elements = op.results[0].num_elements
+    flops = float(out_elements * max(window - 1, 0) * op.attributes.get("body_flops", 1))
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "vector")
+
+
+def _select_and_scatter(op: Op, program: Program) -> OpCost:
+    window = math.prod(op.attributes.get("window_dimensions") or [1])
+    source = op.operands[1].num_elements
+    flops = float(source * window * max(1, op.attributes.get("body_flops", 2)))
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "vector")
+
+
+def _sort(op: Op, program: Program) -> OpCost:
+    shape = op.operands[0].shape
+    dim = op.attributes.get("dimension", -1)
+    n = shape[dim] if shape else 1
+    comparisons = op.operands[0].num_elements * max(1, math.ceil(math.log2(max(n, 2))))
+    flops = float(comparisons * max(1, op.attributes.get("body_flops", 1)))
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "vector")
+
+
+def _top_k(op: Op, program: Program) -> OpCost:
+    shape = op.operands[0].shape
+    n = shape[-1] if shape else 1
+    flops = float(op.operands[0].num_elements * max(1, math.ceil(math.log2(max(n, 2)))))
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "vector")
+
+
+def _fft(op: Op, program: Program) -> OpCost:
+    lengths = op.attributes.get("fft_length") or [1]
+    n = math.prod(lengths)
+    transforms = max(1, op.operands[0].num_elements // max(n, 1))
+    flops = 5.0 * transforms * n * math.log2(max(n, 2))
+    reads, writes = _full(op)
+    return OpCost(flops, 0.0, reads, writes, "vector")
+
+
+def _cholesky(op: Op, program: Program) -> OpCost:
+    shape = op.operands[0].shape
+    n = shape[-1]
+    batch = math.prod(shape[:-2])
+    reads, writes = _full(op)
+    return OpCost(batch * n ** 3 / 3.0, 0.0, reads, writes, "matmul")
+
+
+def _triangular_solve(op: Op, program: Program) -> OpCost:
+    a, b = op.operands[0].shape, op.operands[1].shape
+    n = a[-1]
+    batch = math.prod(b[:-2])
+    reads, writes = _full(op)
+    return OpCost(float(batch * n * n * (b[-1] if op.attributes.get("left_side") else b[-2])),
+                  0.0, reads, writes, "matmul")
+
+
+def _rng(op: Op, program: Program) -> OpCost:
+    reads, writes = _full(op)
+    return OpCost(float(_out_elements(op)), 0.0, reads, writes, "vector")
+
+
+def _batch_norm(op: Op, program: Program) -> OpCost:
+    elements = op.operands[0].num_elements
+    reads, writes = _full(op)
+    per = {"batch_norm_inference": 4, "batch_norm_training": 7, "batch_norm_grad": 11}
+    return OpCost(float(elements * per[op.opcode]), float(op.operands[1].num_elements),
+                  reads, writes, "vector")
+
+
+def _group_size(op: Op, program: Program) -> int:
+    groups = op.attributes.get("replica_groups")
+    if groups and isinstance(groups[0], list) and groups[0]:
+        return len(groups[0])
+    return max(program.num_partitions, program.num_replicas, 1)
+
+
+def _collective(op: Op, program: Program) -> OpCost:
+    reads, writes = _full(op)
+    kind = op.opcode
+    if kind == "collective_permute":
+        pairs = op.attributes.get("source_target_pairs") or []
+        size = float(sum(t.nbytes for t in op.operands))
+        moved = size if pairs else 0.0
+        return OpCost(0.0, 0.0, reads, writes, "comm", moved, moved, 2)
+    if kind in ("send", "recv", "collective_broadcast"):
+        size = float(sum(t.nbytes for t in (op.operands if kind == "send" else op.results)
+                         if t.dtype != "token"))
+        return OpCost(0.0, 0.0, reads, writes, "comm", size, size, 2)
+    n = _group_size(op, program)
+    share = (n - 1) / n
+    data_operands = [t for t in op.operands if t.dtype != "token"]
+    in_bytes = float(sum(t.nbytes for t in data_operands))
+    flops = 0.0
+    if kind == "all_reduce":
+        moved = 2.0 * share * in_bytes
+        flops = share * sum(t.num_elements for t in data_operands) * \
+            op.attributes.get("body_flops", 1)
+    elif kind == "all_gather":
+        moved = share * float(sum(t.nbytes for t in op.results))
+    elif kind == "reduce_scatter":
+        moved = share * in_bytes
+        flops = share * sum(t.num_elements for t in data_operands) * \
+            op.attributes.get("body_flops", 1)
+    else:  # all_to_all
+        moved = share * in_bytes
+    return OpCost(flops, 0.0, reads, writes, "comm", moved, moved, n)
+
+
+def _custom_call(op: Op, program: Program) -> OpCost | None:
+    target = op.attributes.get("call_target_name", "")
+    if target in METADATA_CUSTOM_CALLS:
+        return _metadata(op, program)
+    return None
+
+
+_RULES: dict[str, Callable[[Op, Program], OpCost | None]] = {
+    "dot_general": _dot_general, "dot": _dot, "chlo.ragged_dot": _dot,
+    "convolution": _convolution, "dynamic_conv": _convolution,
+    "reduce": _reduce, "reduce_window": _reduce_window,
+    "select_and_scatter": _select_and_scatter,
+    "slice": _slice, "dynamic_slice": _slice, "real_dynamic_slice": _slice,
+    "dynamic_update_slice": _dynamic_update_slice,
+    "gather": _gather, "dynamic_gather": _gather, "scatter": _scatter,
+    "sort": _sort, "chlo.top_k": _top_k, "fft": _fft, "cholesky": _cholesky,
+    "triangular_solve": _triangular_solve,
+    "rng": _rng, "rng_bit_generator": _rng,
+    "batch_norm_inference": _batch_norm, "batch_norm_training": _batch_norm,
+    "batch_norm_grad": _batch_norm,
+    "custom_call": _custom_call,
+}
+for _name in METADATA_OPS:
+    _RULES[_name] = _metadata
+for _name in ELEMENTWISE_OPS:
+    _RULES[_name] = _elementwise
+for _name in TRANSCENDENTAL_OPS:
+    _RULES[_name] = _transcendental
+for _name in MOVEMENT_OPS:
+    _RULES[_name] = _movement
+for _name in COLLECTIVE_OPS:
+    _RULES[_name] = _collective
+
+
+def has_rule(opcode: str) -> bool:
+    return opcode in _RULES
+
+
+def op_cost(op: Op, program: Program) -> OpCost | None:
+    """The cost of one execution of `op`, or None when no rule prices it."""
+    rule = _RULES.get(op.opcode)
+    return rule(op, program) if rule is not None else None
+
+
+def program_costs(program: Program) -> list[OpCost | None]:
+    """`op_cost` for every op, in op order."""
+    rules = _RULES
+    return [(rule(op, program) if (rule := rules.get(op.opcode)) is not None else None)
+            for op in program.ops]

@@ -1,0 +1,432 @@
+"""`load_program`: StableHLO in any form the user has -> a flat `Program`.
+
+The walk visits every region. `func.call` (and `stablehlo.composite`) is inlined at
+every call site, so a function called N times is costed N times. The bodies of
+`stablehlo.while` are walked once with an execution count equal to the trip count
+when it can be derived from the loop (the counter pattern `fori_loop` and `scan`
+emit); otherwise the loop is recorded with an assumed count of 1. Regions that are a
+per-element computation (the reducer of reduce, the comparator of sort, ...) are not
+program ops: they are summarized into the owning op's `body_flops`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..dtypes import bits_per_element
+from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
+from .attributes import decode_attributes, scalar_constant
+from .mlir import BYTECODE_MAGIC, bindings, parse_module
+from .program import Loop, Op, Program, TensorType, short_location
+
+# Ops whose regions are scalar computations applied per element or per window.
+_BODY_OPS = frozenset({
+    "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter",
+    "stablehlo.select_and_scatter", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
+    "stablehlo.map",
+})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
+_TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
+                         "cbrt", "sine", "cosine", "tan", "atan2", "erf")
+_MIRROR = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "NE": "NE", "EQ": "EQ"}
+
+
+def load_program(source: Any, *example_args: Any, name: str | None = None,
+                 **example_kwargs: Any) -> Program:
+    """Load a StableHLO program.
+
+    `source` may be a path (`.mlir` text in pretty or generic form, `.mlirbc`
+    bytecode), MLIR text, bytes (text or bytecode), a `jax.stages.Lowered`, a jitted
+    or plain JAX function (then pass example arguments), an `ir.Module`, or a
+    `Program` (returned as is).
+    """
+    if isinstance(source, Program):
+        return source
+    if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
+        path = Path(source)
+        if not path.is_file():
+            raise InvalidArgumentError(
+                f"program file not found: {str(path)!r} (give a .mlir or .mlirbc path, "
+                "MLIR text, bytes, or a JAX function)")
+        data = path.read_bytes()
+        return _from_bytes(data, name or str(path))
+    if isinstance(source, str):
+        return _walk(parse_module(source, name or "<string>"), name or "<string>")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _from_bytes(bytes(source), name or "<bytes>")
+    module_type = type(source).__name__
+    if module_type == "Module" and hasattr(source, "body"):
+        return _walk(source, name or "<module>")
+    lowered = _as_lowered(source, example_args, example_kwargs)
+    if lowered is not None:
+        text = lowered.as_text(debug_info=True)
+        label = name or f"<jax {getattr(source, '__name__', type(source).__name__)}>"
+        return _walk(parse_module(text, label), label)
+    raise InvalidArgumentError(
+        f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
+        "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
+
+
+def _looks_like_path(source: str | os.PathLike) -> bool:
+    if not isinstance(source, str):
+        return True
+    return "\n" not in source and "{" not in source and len(source) < 4096
+
+
+def _from_bytes(data: bytes, label: str) -> Program:
+    if data.startswith(BYTECODE_MAGIC):
+        return _walk(parse_module(data, label), label)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProgramParseError(
+            f"{label}: neither MLIR bytecode (no 'ML\\xefR' header) nor UTF-8 text") from None
+    return _walk(parse_module(text, label), label)
+
+
+def _as_lowered(source: Any, args: tuple, kwargs: dict) -> Any:
+    if hasattr(source, "compiler_ir") and hasattr(source, "as_text"):
+        return source  # jax.stages.Lowered
+    if hasattr(source, "lower") and callable(source.lower):
+        return source.lower(*args, **kwargs)  # jitted function
+    if callable(source):
+        import jax
+
+        return jax.jit(source).lower(*args, **kwargs)
+    return None
+
+
+def _walk(module: Any, label: str) -> Program:
+    walker = _Walker(module, label)
+    return walker.run()
+
+
+class _Walker:
+    def __init__(self, module: Any, label: str) -> None:
+        self.ir, self.stablehlo, _, _ = bindings()
+        self.module = module
+        self.label = label
+        self.functions: dict[str, Any] = {}
+        for op in module.body.operations:
+            if op.operation.name == "func.func":
+                fname = op.attributes["sym_name"].value
+                self.functions[fname] = op
+        self.ops: list[Op] = []
+        self.value_types: list[TensorType] = []
+        self.producers: list[int] = []
+        self.escaping: set[int] = set()
+        self.loops: list[Loop] = []
+        self.notes: list[str] = []
+        self.const_values: dict[int, int | float] = {}
+        self.type_cache: dict[Any, TensorType] = {}
+        self.call_stack: list[str] = []
+        self.blocks = 0
+
+    # -- entry ------------------------------------------------------------------
+    def run(self) -> Program:
+        entry = self._entry()
+        func = self.functions[entry]
+        block = func.regions[0].blocks[0]
+        args = [self._new_value(self._type(a.type, "func.func", func), -1)
+                for a in block.arguments]
+        results = self._call(entry, args, 1.0, self._new_block(), func)
+        self.escaping.update(results)
+        attrs = self.module.operation.attributes
+        return Program(
+            ops=self.ops, value_types=self.value_types, producers=self.producers,
+            escaping=self.escaping, loops=self.loops,
+            num_partitions=self._module_int(attrs, "mhlo.num_partitions"),
+            num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
+            source=self.label, notes=self.notes,
+        )
+
+    def _entry(self) -> str:
+        if not self.functions:
+            raise ProgramParseError(f"{self.label}: the module has no func.func to run")
+        if "main" in self.functions:
+            return "main"
+        public = [n for n, f in self.functions.items()
+                  if "sym_visibility" not in f.attributes
+                  or f.attributes["sym_visibility"].value == "public"]
+        return public[0] if public else next(iter(self.functions))
+
+    def _module_int(self, attrs: Any, key: str) -> int:
+        if key in attrs:
+            try:
+                return int(attrs[key].value)
+            except (ValueError, TypeError):
+                return 1
+        return 1
+
+    # -- values and types ----------------------------------------------------------
+    def _new_value(self, ttype: TensorType, producer: int) -> int:
+        self.value_types.append(ttype)
+        self.producers.append(producer)
+        return len(self.value_types) - 1
+
+    def _new_block(self) -> int:
+        self.blocks += 1
+        return self.blocks
+
+    def _type(self, mlir_type: Any, opname: str, op: Any) -> TensorType:
+        cached = self.type_cache.get(mlir_type)
+        if cached is not None:
+            return cached
+        ir = self.ir
+        if isinstance(mlir_type, ir.RankedTensorType):
+            ranked = mlir_type
+            dtype = str(ranked.element_type)
+            if not ranked.has_static_shape:
+                raise self._unsupported(op, opname, f"dynamically shaped type {mlir_type}")
+            if bits_per_element(dtype) is None:
+                if dtype.startswith("!quant."):
+                    raise self._unsupported(op, opname, f"quantized type {mlir_type}")
+                raise self._unsupported(op, opname, f"element type {dtype}")
+            result = TensorType.of(tuple(ranked.shape), dtype)
+        elif isinstance(mlir_type, ir.TupleType):
+            tup = mlir_type
+            parts = [self._type(tup.get_type(i), opname, op) for i in range(tup.num_types)]
+            result = TensorType((), "tuple", sum(p.nbytes for p in parts))
+        elif isinstance(mlir_type, ir.UnrankedTensorType):
+            raise self._unsupported(op, opname, f"unranked type {mlir_type}")
+        else:
+            text = str(mlir_type)
+            if "token" in text:
+                result = TensorType((), "token", 0)
+            elif bits_per_element(text) is not None:
+                result = TensorType.of((), text)
+            else:
+                raise self._unsupported(op, opname, f"type {text}")
+        self.type_cache[mlir_type] = result
+        return result
+
+    def _unsupported(self, op: Any, opname: str, what: str) -> UnsupportedProgramError:
+        where = short_location(str(op.location)) if op is not None else ""
+        at = f" at {where}" if where and where != "unknown" else ""
+        return UnsupportedProgramError(
+            f"{self.label}: unsupported program: {what} in op {opname}{at} "
+            "(only statically shaped, non-quantized programs can be priced)")
+
+    # -- walking ------------------------------------------------------------------------
+    def _call(self, fname: str, args: list[int], count: float, block_id: int,
+              site: Any) -> list[int]:
+        if fname in self.call_stack:
+            raise self._unsupported(site, "func.call", f"recursive call to @{fname}")
+        func = self.functions.get(fname)
+        if func is None:
+            raise ProgramParseError(f"{self.label}: call to undefined function @{fname}")
+        block = func.regions[0].blocks[0]
+        env = dict(zip(block.arguments, args))
+        self.call_stack.append(fname)
+        try:
+            return self._walk_block(block, env, count, block_id)
+        finally:
+            self.call_stack.pop()
+
+    def _walk_block(self, block: Any, env: dict, count: float, block_id: int) -> list[int]:
+        for view in block.operations:
+            op = view.operation
+            name = op.name
+            if name in _TERMINATORS:
+                return [env[v] for v in op.operands]
+            if name == "func.call":
+                callee = op.attributes["callee"].value
+                self._bind_results(op, env, self._call(
+                    callee, [env[v] for v in op.operands], count, block_id, op))
+            elif name == "stablehlo.composite":
+                callee = op.attributes["decomposition"].value
+                self._bind_results(op, env, self._call(
+                    callee, [env[v] for v in op.operands], count, block_id, op))
+            elif name == "stablehlo.while":
+                self._while(op, env, count)
+            elif name in ("stablehlo.case", "stablehlo.if"):
+                self._branches(op, env, count)
+            elif name == "sdy.manual_computation":
+                self._manual_computation(op, env, count, block_id)
+            else:
+                self._add_op(op, name, env, count, block_id)
+        return []
+
+    def _bind_results(self, op: Any, env: dict, values: list[int]) -> None:
+        for result, vid in zip(op.results, values):
+            env[result] = vid
+
+    def _add_op(self, op: Any, name: str, env: dict, count: float, block_id: int) -> None:
+        index = len(self.ops)
+        inputs = tuple(env[v] for v in op.operands)
+        value_types = self.value_types
+        outputs = []
+        result_types = []
+        for result in op.results:
+            ttype = self._type(result.type, name, op)
+            vid = self._new_value(ttype, index)
+            env[result] = vid
+            outputs.append(vid)
+            result_types.append(ttype)
+        attributes = decode_attributes(op)
+        if name == "stablehlo.constant":
+            value = scalar_constant(op)
+            attributes["value"] = value
+            if value is not None and outputs:
+                self.const_values[outputs[0]] = value
+        elif name in _BODY_OPS:
+            flops, transcendentals = self._summarize_body(op)
+            attributes["body_flops"] = flops
+            attributes["body_transcendentals"] = transcendentals
+        elif len(op.regions):
+            # an op with regions we do not know: walk them as part of the program
+            for region in op.regions:
+                for block in region.blocks:
+                    self._walk_block(block, env, count, block_id)
+        opcode = name[10:] if name.startswith("stablehlo.") else name
+        self.ops.append(Op(index, opcode, tuple(value_types[v] for v in inputs),
+                           tuple(result_types), inputs, tuple(outputs), attributes,
+                           count, block_id, op.location))
+
+    def _summarize_body(self, op: Any) -> tuple[int, int]:
+        """Scalar FLOPs and transcendentals of one application of a region."""
+        flops = transcendentals = 0
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    iname = inner.operation.name
+                    if iname in _TERMINATORS or iname.endswith("constant"):
+                        continue
+                    short = iname.split(".", 1)[-1]
+                    if short.startswith(_TRANSCENDENTAL_NAMES):
+                        transcendentals += 1
+                    else:
+                        flops += 1
+        return flops, transcendentals
+
+    # -- control flow ---------------------------------------------------------------------
+    def _while(self, op: Any, env: dict, count: float) -> None:
+        init = [env[v] for v in op.operands]
+        cond = op.regions[0].blocks[0]
+        body = op.regions[1].blocks[0]
+        trip, reason = self._trip_count(init, cond, body)
+        where = short_location(str(op.location))
+        if trip is None:
+            self.loops.append(Loop(where, 1, False, reason))
+            self.notes.append(f"while loop at {where}: trip count not derivable ({reason}); "
+                              "assumed to run once")
+            trip = 1
+        else:
+            self.loops.append(Loop(where, trip, True))
+        for arg, vid in zip(cond.arguments, init):
+            env[arg] = vid
+        self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
+        for arg, vid in zip(body.arguments, init):
+            env[arg] = vid
+        yields = self._walk_block(body, env, count * trip, self._new_block())
+        self.escaping.update(yields)
+        self._bind_results(op, env, yields if trip > 0 else init)
+
+    def _trip_count(self, init: list[int], cond: Any, body: Any) -> tuple[int | None, str]:
+        ir = self.ir
+        cond_ops = list(cond.operations)
+        predicate = cond_ops[-1].operation.operands[0]
+        if isinstance(predicate, ir.BlockArgument) or predicate.owner.name != "stablehlo.compare":
+            return None, "the condition is not a single compare"
+        compare = predicate.owner
+        direction = self.stablehlo.ComparisonDirectionAttr(
+            compare.attributes["comparison_direction"]).value
+        body_yield = list(body.operations)[-1].operation.operands
+        lhs, rhs = compare.operands[0], compare.operands[1]
+        for counter, limit, dirn in ((lhs, rhs, direction), (rhs, lhs, _MIRROR[direction])):
+            if not isinstance(counter, ir.BlockArgument):
+                continue
+            position = counter.arg_number
+            start = self.const_values.get(init[position])
+            bound = self._loop_constant(limit, init, body_yield)
+            step = self._counter_step(body_yield[position], position, init, body_yield)
+            if start is None or bound is None or step is None:
+                continue
+            trip = _trip(int(start), int(bound), int(step), dirn)
+            if trip is not None:
+                return trip, ""
+        return None, "no counter compared against a constant bound"
+
+    def _loop_constant(self, value: Any, init: list[int], body_yield: Any) -> int | float | None:
+        """A value's constant: defined by a constant, or a loop-invariant argument
+        whose initial value is constant."""
+        ir = self.ir
+        if isinstance(value, ir.BlockArgument):
+            position = value.arg_number
+            passed = body_yield[position]
+            if isinstance(passed, ir.BlockArgument) and passed.arg_number == position:
+                return self.const_values.get(init[position])
+            return None
+        owner = value.owner
+        if owner.name == "stablehlo.constant":
+            return scalar_constant(owner.operation)
+        return None
+
+    def _counter_step(self, yielded: Any, position: int, init: list[int],
+                      body_yield: Any) -> int | float | None:
+        ir = self.ir
+        if isinstance(yielded, ir.BlockArgument) or yielded.owner.name not in (
+                "stablehlo.add", "stablehlo.subtract"):
+            return None
+        update = yielded.owner
+        a, b = update.operands[0], update.operands[1]
+        sign = -1 if update.name == "stablehlo.subtract" else 1
+        for arg, other in ((a, b), (b, a)):
+            if isinstance(arg, ir.BlockArgument) and arg.arg_number == position:
+                step = self._loop_constant(other, init, body_yield)
+                return None if step is None else sign * step
+            if sign < 0:
+                break
+        return None
+
+    def _branches(self, op: Any, env: dict, count: float) -> None:
+        n = len(op.regions)
+        where = short_location(str(op.location))
+        self.notes.append(f"{op.name} at {where}: {n} branches, each assumed to run "
+                          f"1/{n} of the time")
+        first: list[int] | None = None
+        for region in op.regions:
+            yields = self._walk_block(region.blocks[0], env, count / n, self._new_block())
+            self.escaping.update(yields)
+            first = yields if first is None else first
+        self._bind_results(op, env, first or [])
+
+    def _manual_computation(self, op: Any, env: dict, count: float, block_id: int) -> None:
+        body = op.regions[0].blocks[0]
+        for arg in body.arguments:  # per-device shapes differ from the global operands
+            env[arg] = self._new_value(self._type(arg.type, op.name, op), -1)
+        yields = self._walk_block(body, env, count, block_id)
+        self.escaping.update(yields)
+        for result in op.results:
+            env[result] = self._new_value(self._type(result.type, op.name, op), -1)
+
+
+def _trip(start: int, bound: int, step: int, direction: str) -> int | None:
+    if step == 0:
+        return None
+    if direction == "LT" and step > 0:
+        return max(0, math.ceil((bound - start) / step))
+    if direction == "LE" and step > 0:
+        return max(0, (bound - start) // step + 1)
+    if direction == "GT" and step < 0:
+        return max(0, math.ceil((start - bound) / -step))
+    if direction == "GE" and step < 0:
+        return max(0, (start - bound) // -step + 1)
+    if direction == "NE" and (bound - start) % step == 0 and (bound - start) / step >= 0:
+        return (bound - start) // step
+    return None
+
+
+def read_source_arg(arg: str) -> tuple[bytes, str]:
+    """CLI helper: `-` reads stdin (text or bytecode), anything else is a path."""
+    if arg == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    path = Path(arg)
+    if not path.is_file():
+        raise InvalidArgumentError(
+            f"program file not found: {arg!r} (give a .mlir or .mlirbc path, or - for stdin)")
+    return path.read_bytes(), arg

@@ -1,0 +1,269 @@
+"""The hardware catalog: one TOML data file per chip (with its sources) in `chips/`,
+plus `host-cpu`, measured on this machine by `stablecost hardware calibrate` and kept
+in the user's config dir.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..dtypes import compute_class
+from ..errors import HardwareSpecError, UnknownHardwareError
+
+CHIPS_DIR = Path(__file__).parent / "chips"
+HOST_CPU = "host-cpu"
+
+_TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
+             "interconnect", "sources", "measured"}
+_SECTION_KEYS = {
+    "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
+                "f32_matmul_as", "compute_units", "clock_hz"},
+    "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
+    "kernel": {"launch_overhead_s"},
+    "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
+                     "intra_node_latency_s", "inter_node_bandwidth_bytes_per_s",
+                     "inter_node_latency_s", "max_chips"},
+}
+_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes"}
+_KINDS = {"gpu", "tpu", "cpu"}
+_TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
+_REQUIRED_DTYPES = ("f32", "bf16", "f16")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One chip's performance data. Rates are dense peaks (no structured sparsity)."""
+
+    name: str
+    vendor: str
+    kind: str
+    matmul_flops_per_s: Mapping[str, float]
+    vector_flops_per_s: Mapping[str, float]
+    transcendentals_per_s: float
+    f32_matmul_as: str
+    memory_bandwidth_bytes_per_s: float
+    memory_capacity_bytes: float
+    launch_overhead_s: float
+    chips_per_node: int
+    topology: str
+    intra_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    inter_node_bandwidth_bytes_per_s: float
+    inter_node_latency_s: float
+    compute_units: int | None = None
+    clock_hz: float | None = None
+    on_chip_cache_bytes: float | None = None
+    max_chips: int | None = None
+    aliases: tuple[str, ...] = ()
+    sources: tuple[Mapping[str, str], ...] = ()
+    measured: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    def matmul_peak_flops_per_s(self, dtype: str, precision: str | None = None) -> float:
+        """Rate of dot/convolution in `dtype` (MLIR spelling). f32 runs at the rate of
+        `f32_matmul_as` (tf32 on Ampere+, bf16 passes on TPU) unless the op asks for
+        HIGHEST precision."""
+        cls = compute_class(dtype)
+        table = self.matmul_flops_per_s
+        if cls == "f32" and precision != "HIGHEST":
+            cls = self.f32_matmul_as
+        if cls == "int":
+            cls = "i8" if "i8" in table else "f32"
+        for key in (cls, *_FALLBACK.get(cls, ())):
+            if key in table:
+                return table[key]
+        return table["f32"]
+
+    def vector_peak_flops_per_s(self, dtype: str) -> float:
+        cls = compute_class(dtype)
+        table = self.vector_flops_per_s
+        if cls in table:
+            return table[cls]
+        if cls in ("f8", "i8"):
+            return table["f16"]
+        return table["f32"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "vendor": self.vendor, "kind": self.kind,
+            "aliases": list(self.aliases),
+            "matmul_flops_per_s": dict(self.matmul_flops_per_s),
+            "vector_flops_per_s": dict(self.vector_flops_per_s),
+            "transcendentals_per_s": self.transcendentals_per_s,
+            "f32_matmul_as": self.f32_matmul_as,
+            "compute_units": self.compute_units, "clock_hz": self.clock_hz,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+            "memory_bandwidth_bytes_per_s": self.memory_bandwidth_bytes_per_s,
+            "on_chip_cache_bytes": self.on_chip_cache_bytes,
+            "launch_overhead_s": self.launch_overhead_s,
+            "chips_per_node": self.chips_per_node, "topology": self.topology,
+            "intra_node_bandwidth_bytes_per_s": self.intra_node_bandwidth_bytes_per_s,
+            "intra_node_latency_s": self.intra_node_latency_s,
+            "inter_node_bandwidth_bytes_per_s": self.inter_node_bandwidth_bytes_per_s,
+            "inter_node_latency_s": self.inter_node_latency_s,
+            "max_chips": self.max_chips,
+            "sources": [dict(s) for s in self.sources],
+            "measured": dict(self.measured),
+            "path": self.path,
+        }
+
+
+_FALLBACK = {"f8": ("bf16", "f16"), "i8": ("bf16", "f16"), "tf32": ("f32",),
+             "f64": ("f32",), "bf16": ("f16", "f32"), "f16": ("bf16", "f32")}
+
+
+def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
+    """Validate a hardware mapping (as read from TOML) and build a `Hardware`."""
+    def fail(message: str) -> HardwareSpecError:
+        return HardwareSpecError(f"{origin}: {message}")
+
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise fail(f"unknown keys {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
+    for key in ("name", "vendor", "kind", "compute", "memory", "kernel", "interconnect"):
+        if key not in data:
+            raise fail(f"missing key {key!r}")
+    flat: dict[str, Any] = {}
+    for section, keys in _SECTION_KEYS.items():
+        values = data[section]
+        extra = set(values) - keys
+        if extra:
+            raise fail(f"unknown keys {sorted(extra)} in [{section}]; allowed: {sorted(keys)}")
+        missing = keys - set(values) - _OPTIONAL
+        if missing:
+            raise fail(f"missing keys {sorted(missing)} in [{section}]")
+        flat.update(values)
+    if data["kind"] not in _KINDS:
+        raise fail(f"kind {data['kind']!r} is not one of {sorted(_KINDS)}")
+    if flat["topology"] not in _TOPOLOGIES:
+        raise fail(f"topology {flat['topology']!r} is not one of {sorted(_TOPOLOGIES)}")
+    for table in ("matmul_flops_per_s", "vector_flops_per_s"):
+        missing = [d for d in _REQUIRED_DTYPES if d not in flat[table]]
+        if missing:
+            raise fail(f"{table} lacks dtypes {missing}")
+        bad = {k: v for k, v in flat[table].items() if not _positive(v)}
+        if bad:
+            raise fail(f"{table} has non-positive rates {bad}")
+    for key in ("transcendentals_per_s", "bandwidth_bytes_per_s", "capacity_bytes",
+                "launch_overhead_s"):
+        if not (_positive(flat[key]) or (key == "launch_overhead_s" and flat[key] == 0)):
+            raise fail(f"{key} must be a positive number, got {flat[key]!r}")
+    return Hardware(
+        name=data["name"], vendor=data["vendor"], kind=data["kind"],
+        matmul_flops_per_s={k: float(v) for k, v in flat["matmul_flops_per_s"].items()},
+        vector_flops_per_s={k: float(v) for k, v in flat["vector_flops_per_s"].items()},
+        transcendentals_per_s=float(flat["transcendentals_per_s"]),
+        f32_matmul_as=flat["f32_matmul_as"],
+        memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),
+        memory_capacity_bytes=float(flat["capacity_bytes"]),
+        launch_overhead_s=float(flat["launch_overhead_s"]),
+        chips_per_node=int(flat["chips_per_node"]), topology=flat["topology"],
+        intra_node_bandwidth_bytes_per_s=float(flat["intra_node_bandwidth_bytes_per_s"]),
+        intra_node_latency_s=float(flat["intra_node_latency_s"]),
+        inter_node_bandwidth_bytes_per_s=float(flat["inter_node_bandwidth_bytes_per_s"]),
+        inter_node_latency_s=float(flat["inter_node_latency_s"]),
+        compute_units=flat.get("compute_units"), clock_hz=flat.get("clock_hz"),
+        on_chip_cache_bytes=flat.get("on_chip_cache_bytes"), max_chips=flat.get("max_chips"),
+        aliases=tuple(data.get("aliases", ())),
+        sources=tuple(data.get("sources", ())),
+        measured=dict(data.get("measured", {})),
+        path=origin,
+    )
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _load_file(path: Path) -> Hardware:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise HardwareSpecError(f"{path}: not valid TOML: {exc}") from None
+    return parse_spec(data, str(path))
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> dict[str, Hardware]:
+    chips = {}
+    for path in sorted(CHIPS_DIR.glob("*.toml")):
+        hw = _load_file(path)
+        chips[hw.name] = hw
+    return chips
+
+
+def config_dir() -> Path:
+    """Where user data lives: $STABLECOST_CONFIG_DIR, else $XDG_CONFIG_HOME/stablecost,
+    else ~/.config/stablecost."""
+    explicit = os.environ.get("STABLECOST_CONFIG_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "stablecost"
+
+
+def host_cpu_path() -> Path:
+    return config_dir() / "hardware" / f"{HOST_CPU}.toml"
+
+
+def catalog_names() -> list[str]:
+    return sorted(_catalog()) + [HOST_CPU]
+
+
+def list_hardware() -> list[Hardware]:
+    """Every catalog chip, plus host-cpu when it has been calibrated."""
+    chips = list(_catalog().values())
+    if host_cpu_path().is_file():
+        chips.append(get_hardware(HOST_CPU))
+    return chips
+
+
+def get_hardware(name: str | Hardware) -> Hardware:
+    """A chip by name or alias (case-insensitive)."""
+    if isinstance(name, Hardware):
+        return name
+    catalog = _catalog()
+    wanted = str(name).strip().lower()
+    if wanted == HOST_CPU:
+        path = host_cpu_path()
+        if not path.is_file():
+            raise UnknownHardwareError(
+                f"hardware {HOST_CPU!r} is not calibrated on this machine (no {path}); "
+                "run `stablecost hardware calibrate` first")
+        return _load_file(path)
+    for hw in catalog.values():
+        if wanted == hw.name.lower() or wanted in hw.aliases:
+            return hw
+    raise UnknownHardwareError(
+        f"unknown hardware {name!r}; valid names: {', '.join(catalog_names())}")
+
+
+def write_toml_atomic(path: Path, data: Mapping[str, Any]) -> Path:
+    """Write `data` as TOML to `path` via a temp file and rename."""
+    import tomli_w
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            tomli_w.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def save_host_cpu(data: Mapping[str, Any]) -> Path:
+    """Validate and store a measured host-cpu spec in the user's config dir."""
+    parse_spec(data, HOST_CPU)
+    return write_toml_atomic(host_cpu_path(), data)

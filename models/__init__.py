@@ -1,0 +1,1 @@
+"""Cost models over Programs and kernels: the roofline now; learned models later."""

@@ -1,0 +1,69 @@
+"""Roofline fidelity: each fused kernel takes
+`max(compute time, memory time) + launch overhead`, where compute time prices
+matmul FLOPs at the chip's matrix-unit rate for the operand dtype (f32 promoted as the
+chip does by default), other FLOPs at its vector rate and transcendentals at its
+special-function rate, and memory time is boundary bytes over HBM bandwidth.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
+from ..featurize.program import Program
+from ..hardware import Hardware
+
+
+class KernelTime(NamedTuple):
+    time_s: float        # one execution, launch overhead included
+    compute_s: float
+    memory_s: float
+    overhead_s: float
+    bound: str           # compute | memory | overhead | communication | unpriced
+
+
+def _dtypes(kernel: Kernel, program: Program) -> tuple[str, str, str | None]:
+    """(matmul operand dtype, vector dtype, matmul precision) of a kernel."""
+    root = program.ops[kernel.root]
+    vector_dtype = (root.operands[0].dtype if root.opcode in ("reduce", "reduce_window")
+                    and root.operands else (root.results[0].dtype if root.results else "f32"))
+    if kernel.kind != MATMUL:
+        return "f32", vector_dtype, None
+    dot = next(program.ops[i] for i in kernel.ops if program.ops[i].opcode in (
+        "dot_general", "dot", "convolution", "dynamic_conv", "chlo.ragged_dot", "cholesky",
+        "triangular_solve"))
+    precision = dot.attributes.get("precision_config")
+    highest = "HIGHEST" if precision and "HIGHEST" in precision else None
+    epilogue = program.ops[max(kernel.ops)]
+    out_dtype = epilogue.results[0].dtype if epilogue.results else vector_dtype
+    return dot.operands[0].dtype, out_dtype, highest
+
+
+def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
+    """Roofline time of one execution of `kernel` on `hw`."""
+    if not kernel.priced:
+        return KernelTime(0.0, 0.0, 0.0, 0.0, "unpriced")
+    if kernel.kind == COLLECTIVE:
+        # Communication is modeled by the distributed layer; here it takes no time.
+        return KernelTime(0.0, 0.0, 0.0, 0.0, "communication")
+    matmul_dtype, vector_dtype, precision = _dtypes(kernel, program)
+    compute_s = 0.0
+    if kernel.matmul_flops:
+        compute_s += kernel.matmul_flops / hw.matmul_peak_flops_per_s(matmul_dtype, precision)
+    vector_flops = kernel.flops - kernel.matmul_flops
+    if vector_flops:
+        compute_s += vector_flops / hw.vector_peak_flops_per_s(vector_dtype)
+    if kernel.transcendentals:
+        compute_s += kernel.transcendentals / hw.transcendentals_per_s
+    memory_s = kernel.bytes_accessed / hw.memory_bandwidth_bytes_per_s
+    overhead_s = hw.launch_overhead_s
+    busy = max(compute_s, memory_s)
+    if overhead_s > busy:
+        bound = "overhead"
+    else:
+        bound = "compute" if compute_s >= memory_s else "memory"
+    return KernelTime(busy + overhead_s, compute_s, memory_s, overhead_s, bound)
+
+
+def kernel_times(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> list[KernelTime]:
+    return [kernel_time(k, program, hw) for k in kernels]

@@ -1,0 +1,1 @@
+"""What users call: predict(), the CLI."""
