@@ -1,0 +1,182 @@
+"""Per-op cost rules against hand-worked values."""
+
+import pytest
+
+import stablecost
+
+
+def _cost(text):
+    p = stablecost.load_program(text)
+    a = stablecost.analyze(p)
+    return p, a
+
+
+def _one_op(body, args, result):
+    return f"func.func @main({args}) -> {result} {{\n{body}\n}}"
+
+
+def test_dot_general_batch_and_transposed():
+    # batch 2, M=3 (lhs free), N=5 (rhs free), K=4, lhs contracted on dim 1 (transposed)
+    text = _one_op("""
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [2] : (tensor<2x4x3xf32>, tensor<2x5x4xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>""", "%a: tensor<2x4x3xf32>, %b: tensor<2x5x4xf32>", "tensor<2x3x5xf32>")
+    _, a = _cost(text)
+    assert a.flops == 2 * 2 * 3 * 5 * 4  # 240
+    # reads 2*4*3*4 + 2*5*4*4 = 96 + 160 bytes, writes 2*3*5*4 = 120
+    assert a.bytes_accessed == 96 + 160 + 120
+
+
+CONV = """
+func.func @main(%x: tensor<{x}>, %w: tensor<{w}>) -> tensor<{y}> {{
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = {dn}, window = {{stride = {stride}, pad = {pad}, lhs_dilate = {lhs}, rhs_dilate = {rhs}}} {{batch_group_count = {bgc} : i64, feature_group_count = {fgc} : i64}} : (tensor<{x}>, tensor<{w}>) -> tensor<{y}>
+  return %0 : tensor<{y}>
+}}
+"""
+
+
+def conv_flops(**kw):
+    defaults = dict(stride="[1, 1]", pad="[[0, 0], [0, 0]]", lhs="[1, 1]", rhs="[1, 1]",
+                    bgc=1, fgc=1)
+    defaults.update(kw)
+    return _cost(CONV.format(**defaults))[1].flops
+
+
+def test_conv_nhwc_valid():
+    # N=2, 8x8x3 -> 6x6x16 with a 3x3 kernel: 2*3*16*2*(6*3)^2... per dim valid pairs = 6*3
+    flops = conv_flops(x="2x8x8x3xf32", w="3x3x3x16xf32", y="2x6x6x16xf32",
+                       dn="[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]")
+    assert flops == 2 * 3 * 16 * 2 * (6 * 3) * (6 * 3)
+
+
+def test_conv_nchw_same_padding_excludes_padding_taps():
+    # 1D-like check per dim: input 4, kernel 3, pad 1/1, output 4 -> valid pairs:
+    # k=0 reads o-1 (o=1..3: 3), k=1 reads o (4), k=2 reads o+1 (o=0..2: 3) = 10
+    flops = conv_flops(x="1x2x4x4xf32", w="5x2x3x3xf32", y="1x5x4x4xf32",
+                       dn="[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+                       pad="[[1, 1], [1, 1]]")
+    assert flops == 2 * 2 * 5 * 1 * 10 * 10
+
+
+def test_grouped_and_depthwise_conv():
+    # 8 input features in 4 groups: each output feature sees 8/4 = 2 inputs
+    flops = conv_flops(x="1x6x6x8xf32", w="3x3x2x8xf32", y="1x4x4x8xf32",
+                       dn="[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", fgc=4)
+    assert flops == 2 * 2 * 8 * 1 * (4 * 3) * (4 * 3)
+
+
+def test_strided_and_dilated_conv():
+    # input 7, kernel 3 with rhs dilation 2 (span 5), stride 2 -> output 2; each pair valid
+    flops = conv_flops(x="1x7x7x1xf32", w="3x3x1x1xf32", y="1x2x2x1xf32",
+                       dn="[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                       stride="[2, 2]", rhs="[2, 2]")
+    assert flops == 2 * 1 * 1 * 1 * (2 * 3) * (2 * 3)
+
+
+def test_backward_data_conv_counts_only_real_inputs():
+    # transposed conv: input 3 dilated by 2 (-> 5 positions, 3 real), pad 2/2, kernel 3,
+    # output 7. Pairs (o, k) with u = o + k - 2 in [0, 4] and u even:
+    # k=0: o in 2..6 with o even -> 2,4,6 = 3; k=1: o in 1..5, o odd -> 1,3,5 = 3;
+    # k=2: o in 0..4, o even -> 0,2,4 = 3. 9 per dim.
+    flops = conv_flops(x="1x3x3x4xf32", w="3x3x4x2xf32", y="1x7x7x2xf32",
+                       dn="[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                       pad="[[2, 2], [2, 2]]", lhs="[2, 2]")
+    assert flops == 2 * 4 * 2 * 1 * 9 * 9
+
+
+def test_backward_filter_depthwise_conv():
+    # JAX's weight gradient of an 8-channel depthwise 3x3 conv (SAME) on 4x8x16x16:
+    # lhs [f, b, 0, 1] = 4 images as features, 8 channels as batch, batch_group_count 8.
+    # Each of the 8x3x3 weight grads sums 4 images x the 16x16 taps that land inside
+    # the padded input: per dim 15 + 16 + 15 = 46 -> 2 * 4 * 8 * 46 * 46 = 135424.
+    flops = conv_flops(x="4x8x16x16xf32", w="4x8x16x16xf32", y="8x1x3x3xf32",
+                       dn="[f, b, 0, 1]x[i, o, 0, 1]->[f, b, 0, 1]",
+                       pad="[[1, 1], [1, 1]]", bgc=8)
+    assert flops == 2 * 4 * 8 * 46 * 46
+
+
+def test_reduce_counts_reducer_applications():
+    text = """
+func.func @main(%a: tensor<8x16xf32>) -> tensor<8xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x16xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+"""
+    _, a = _cost(text)
+    assert a.flops == 8 * 16 - 8  # 120 additions
+
+
+def test_gather_reads_only_gathered_rows_and_indices():
+    text = """
+func.func @main(%t: tensor<1000x64xf32>, %i: tensor<5x1xi32>) -> tensor<5x64xf32> {
+  %0 = "stablehlo.gather"(%t, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 64>} : (tensor<1000x64xf32>, tensor<5x1xi32>) -> tensor<5x64xf32>
+  return %0 : tensor<5x64xf32>
+}
+"""
+    p, a = _cost(text)
+    # reads 5*64*4 gathered + 5*4 indices, writes 5*64*4
+    assert a.bytes_accessed == 1280 + 20 + 1280
+    assert p.ops[0].attributes["dimension_numbers"]["start_index_map"] == [0]
+
+
+@pytest.mark.parametrize("kind,body,expected", [
+    # 4-way all_reduce of 1 KiB: ring sends 2*(4-1)/4*1024 = 1536 bytes
+    ("all_reduce", "ar", 1536.0),
+    # all_gather to 4 KiB over 4 devices: (4-1)/4*4096 = 3072
+    ("all_gather", "ag", 3072.0),
+    # reduce_scatter of 4 KiB over 4 devices: 3072
+    ("reduce_scatter", "rs", 3072.0),
+    # all_to_all of 1 KiB over 4: 768
+    ("all_to_all", "a2a", 768.0),
+    # collective_permute sends its whole buffer: 1024
+    ("collective_permute", "cp", 1024.0),
+])
+def test_collective_bytes_per_device(kind, body, expected):
+    red = """({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  })"""
+    groups = "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"
+    ops = {
+        "ar": f'%0 = "stablehlo.all_reduce"(%a) {red} {{{groups}}} : (tensor<256xf32>) -> tensor<256xf32>',
+        "ag": f'%0 = "stablehlo.all_gather"(%a) {{all_gather_dim = 0 : i64, {groups}}} : (tensor<256xf32>) -> tensor<1024xf32>',
+        "rs": f'%0 = "stablehlo.reduce_scatter"(%b) {red} {{scatter_dimension = 0 : i64, {groups}}} : (tensor<1024xf32>) -> tensor<256xf32>',
+        "a2a": f'%0 = "stablehlo.all_to_all"(%a) {{split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = 4 : i64, {groups}}} : (tensor<256xf32>) -> tensor<256xf32>',
+        "cp": '%0 = "stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : (tensor<256xf32>) -> tensor<256xf32>',
+    }
+    out = "tensor<1024xf32>" if body == "ag" else "tensor<256xf32>"
+    text = (f"func.func @main(%a: tensor<256xf32>, %b: tensor<1024xf32>) -> {out} {{\n"
+            f"  {ops[body]}\n  return %0 : {out}\n}}")
+    p, a = _cost(text)
+    assert p.ops[0].opcode == kind
+    assert a.communication_bytes == expected
+
+
+def test_metadata_ops_cost_nothing():
+    text = """
+func.func @main(%a: tensor<4x8xf32>) -> tensor<32xf32> {
+  %0 = stablehlo.reshape %a : (tensor<4x8xf32>) -> tensor<32xf32>
+  %1 = stablehlo.bitcast_convert %0 : (tensor<32xf32>) -> tensor<32xi32>
+  %2 = stablehlo.bitcast_convert %1 : (tensor<32xi32>) -> tensor<32xf32>
+  return %2 : tensor<32xf32>
+}
+"""
+    _, a = _cost(text)
+    assert a.flops == 0 and a.bytes_accessed == 0 and not a.unpriced
+    assert len(a.kernels) == 0
+
+
+def test_unknown_op_is_reported_not_priced_zero():
+    text = """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @my_kernel(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    _, a = _cost(text)
+    assert [u.opcode for u in a.unpriced] == ["custom_call"]
+    assert "no cost rule" in " ".join(a.notes)
+    pred = stablecost.predict(a, "H100-SXM")
+    assert any("custom_call" in n for n in pred.notes)
+    assert pred.kernels[0].bound == "unpriced"

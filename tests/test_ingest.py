@@ -1,0 +1,213 @@
+"""Ingestion: every input form, regions, calls, loops, and the errors users see."""
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import stablecost
+from stablecost import ProgramParseError, UnsupportedProgramError, InvalidArgumentError
+from stablecost.featurize.mlir import context
+
+ADD = """
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = stablehlo.add %a, %b : tensor<4x8xf32>
+  %1 = stablehlo.tanh %0 : tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+"""
+
+
+def test_pretty_text_ops_types_and_edges():
+    p = stablecost.load_program(ADD)
+    assert [op.opcode for op in p.ops] == ["add", "tanh"]
+    add, tanh = p.ops
+    assert add.operands[0].shape == (4, 8) and add.operands[0].dtype == "f32"
+    assert add.results[0].nbytes == 4 * 8 * 4
+    assert p.edges() == [(0, 1)]
+    assert tanh.outputs[0] in p.escaping
+
+
+def test_generic_form_and_bytecode_give_the_same_program(tmp_path):
+    ir = stablecost.featurize.mlir.bindings()[0]
+    with context():
+        module = ir.Module.parse(ADD)
+        generic = module.operation.get_asm(print_generic_op_form=True)
+        path = tmp_path / "p.mlirbc"
+        with open(path, "wb") as f:
+            module.operation.write_bytecode(f)
+    assert '"stablehlo.add"' in generic
+    for source in (generic, path, path.read_bytes()):
+        p = stablecost.load_program(source)
+        assert [op.opcode for op in p.ops] == ["add", "tanh"]
+        assert stablecost.analyze(p).flops == 32
+
+
+def test_locations_and_loc_aliases():
+    text = """
+#loc1 = loc("model.py":12:3)
+#loc2 = loc("jit(f)/add"(#loc1))
+func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2xf32> loc(#loc2)
+  return %0 : tensor<2xf32>
+}
+"""
+    p = stablecost.load_program(text)
+    assert p.ops[0].location == "jit(f)/add @ model.py:12:3"
+
+
+def test_elided_constants_load():
+    text = """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = stablehlo.constant dense_resource<__elided__> : tensor<4xf32>
+  %0 = stablehlo.multiply %a, %c : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    p = stablecost.load_program(text)
+    assert p.ops[0].opcode == "constant" and p.ops[0].attributes["value"] is None
+    assert stablecost.analyze(p).flops == 4
+
+
+def test_function_called_twice_costs_twice():
+    text = """
+func.func private @f(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+func.func @main(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = func.call @f(%a) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %1 = func.call @f(%0) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %1 : tensor<8x8xf32>
+}
+"""
+    p = stablecost.load_program(text)
+    assert [op.opcode for op in p.ops] == ["dot_general", "dot_general"]
+    # 2 calls x 2*8*8*8 = 2048
+    assert stablecost.analyze(p).flops == 2048
+    # the second call consumes the first call's result through the call boundary
+    # (one edge per operand: %x is used twice)
+    assert p.edges() == [(0, 1), (0, 1)]
+
+
+def _lowered_text(fn, *args):
+    return jax.jit(fn).lower(*args).as_text()
+
+
+def test_fori_loop_trip_count_is_derived():
+    def f(x, w):
+        return jax.lax.fori_loop(3, 10, lambda i, c: jnp.tanh(c @ w), x)
+
+    x, w = jnp.ones((4, 16)), jnp.ones((16, 16))
+    p = stablecost.load_program(_lowered_text(f, x, w))
+    assert [(l.trip_count, l.derived) for l in p.loops] == [(7, True)]
+    dot = next(op for op in p.ops if op.opcode == "dot_general")
+    assert dot.count == 7
+    # 7 iterations x 2*4*16*16 (=2048) = 14336 dot FLOPs
+    assert stablecost.analyze(p).per_opcode["dot_general"].flops == 14336
+
+
+def test_scan_trip_count_and_nested_loops():
+    def f(x):
+        def outer(c, _):
+            c = jax.lax.fori_loop(0, 5, lambda i, v: v * 2.0, c)
+            return c, None
+        return jax.lax.scan(outer, x, None, length=4)[0]
+
+    p = stablecost.load_program(_lowered_text(f, jnp.ones((8,))))
+    assert sorted(l.trip_count for l in p.loops) == [4, 5]
+    mul = next(op for op in p.ops if op.opcode == "multiply")
+    assert mul.count == 20
+
+
+def test_while_with_data_dependent_trip_count_is_flagged():
+    def f(x):
+        return jax.lax.while_loop(lambda c: c.sum() < 100.0, lambda c: c * 2.0, x)
+
+    p = stablecost.load_program(_lowered_text(f, jnp.ones((8,))))
+    assert len(p.loops) == 1 and not p.loops[0].derived and p.loops[0].trip_count == 1
+    assert any("assumed to run once" in n for n in p.notes)
+    assert any("assumed" in n for n in stablecost.analyze(p).to_dict()["notes"])
+
+
+def test_jax_function_and_lowered_inputs():
+    f = lambda x: jnp.sin(x) @ x.T
+    x = jnp.ones((4, 4))
+    a = stablecost.load_program(jax.jit(f), x)
+    b = stablecost.load_program(jax.jit(f).lower(x))
+    c = stablecost.load_program(f, x)
+    assert [op.opcode for op in a.ops] == [op.opcode for op in b.ops] == \
+        [op.opcode for op in c.ops]
+
+
+def test_cond_branches_are_weighted():
+    def f(p, x):
+        return jax.lax.cond(p, lambda v: v @ v, lambda v: v, x)
+
+    p = stablecost.load_program(_lowered_text(f, True, jnp.ones((8, 8))))
+    dot = next(op for op in p.ops if op.opcode == "dot_general")
+    assert dot.count == 0.5
+    assert any("branches" in n for n in p.notes)
+
+
+def test_malformed_mlir_names_line_and_column(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  %0 = stablehlo.add %a, %b : tensor<4xf32>\n"
+                   "  return %0 : tensor<4xf32>\n}\n")
+    with pytest.raises(ProgramParseError, match=r"bad\.mlir:2:\d+: .*undeclared SSA value"):
+        stablecost.load_program(bad)
+
+
+def test_dynamic_shapes_are_unsupported_with_the_op_named():
+    text = """
+func.func @main(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.abs %a : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+"""
+    with pytest.raises(UnsupportedProgramError, match=r"dynamically shaped .* func\.func"):
+        stablecost.load_program(text)
+
+
+def test_quantized_programs_are_unsupported_with_the_op_named():
+    text = """
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.uniform_quantize %a : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<4x!quant.uniform<i8:f32, 0.5>>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+"""
+    with pytest.raises(UnsupportedProgramError, match=r"quantized.*stablehlo\.uniform_quantize"):
+        stablecost.load_program(text)
+
+
+def test_missing_file_and_bad_types():
+    with pytest.raises(InvalidArgumentError, match="program file not found: 'nope.mlir'"):
+        stablecost.load_program("nope.mlir")
+    with pytest.raises(InvalidArgumentError, match="cannot load a program from int"):
+        stablecost.load_program(42)
+    with pytest.raises(ProgramParseError, match="neither MLIR bytecode"):
+        stablecost.load_program(b"\xff\xfe\x00garbage")
+
+
+def test_attributes_are_decoded():
+    text = """
+func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1], precision = [DEFAULT, HIGHEST] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %1 = "stablehlo.all_reduce"(%0) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %1 : tensor<2x3x5xf32>
+}
+"""
+    p = stablecost.load_program(text)
+    dot, ar = p.ops
+    assert dot.attributes["dot_dimension_numbers"] == {
+        "lhs_batching_dimensions": [0], "rhs_batching_dimensions": [0],
+        "lhs_contracting_dimensions": [2], "rhs_contracting_dimensions": [1]}
+    assert dot.attributes["precision_config"] == ["DEFAULT", "HIGHEST"]
+    assert ar.attributes["replica_groups"] == [[0, 1], [2, 3]]
+    assert ar.attributes["channel_handle"] == {"handle": 1, "type": 1}
+    assert ar.attributes["body_flops"] == 1
