@@ -125,7 +125,10 @@ def scalar_constant(op) -> int | float | None:
     Works on `dense_resource<__elided__>` constants too (their value is unknown: None).
     """
     ir = bindings()[0]
-    attr = op.attributes["value"]
+    try:
+        attr = op.attributes["value"]
+    except TypeError:  # element types the bindings cannot cast (complex constants)
+        return None
     if isinstance(attr, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)) and attr.is_splat:
         return attr.get_splat_value().value
     return None
