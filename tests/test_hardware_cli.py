@@ -1,0 +1,130 @@
+"""Hardware catalog, roofline arithmetic, the CLI's output and its errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import stablecost
+from stablecost import UnknownHardwareError
+from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
+from stablecost.errors import HardwareSpecError
+
+CHIPS = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-40GB", "A100-SXM-80GB", "V100-SXM2",
+         "L4", "T4", "MI300X", "TPU-v3", "TPU-v4", "TPU-v5e", "TPU-v5p"]
+
+
+def test_catalog_has_every_chip_with_sources():
+    chips = {hw.name: hw for hw in list_hardware()}
+    assert set(CHIPS) <= set(chips)
+    for name in CHIPS:
+        hw = chips[name]
+        assert hw.sources and all(s["url"].startswith("https://") for s in hw.sources)
+        assert hw.matmul_flops_per_s["f16"] > hw.vector_flops_per_s["f32"]
+    assert get_hardware("h100").name == "H100-SXM"
+
+
+def test_f32_promotion_and_highest_precision():
+    h100 = get_hardware("H100-SXM")
+    assert h100.matmul_peak_flops_per_s("f32") == h100.matmul_flops_per_s["tf32"]
+    assert h100.matmul_peak_flops_per_s("f32", "HIGHEST") == h100.matmul_flops_per_s["f32"]
+    v100 = get_hardware("V100-SXM2")
+    assert v100.matmul_peak_flops_per_s("f32") == v100.matmul_flops_per_s["f32"]
+
+
+def test_unknown_hardware_lists_valid_names():
+    with pytest.raises(UnknownHardwareError, match="valid names: .*H100-SXM.*TPU-v5p"):
+        get_hardware("H1000")
+    with pytest.raises(UnknownHardwareError, match="not calibrated.*calibrate"):
+        get_hardware("host-cpu")
+    assert "host-cpu" in catalog_names()
+
+
+def test_spec_validation_names_the_problem():
+    with pytest.raises(HardwareSpecError, match="unknown keys \\['colour'\\]"):
+        parse_spec({"colour": "red"}, "x.toml")
+
+
+def test_roofline_hand_worked_on_h100():
+    # 4096^3 bf16 matmul: 2*4096^3 = 1.374e11 FLOPs / 9.895e14 = 138.9 us compute;
+    # bytes 3 * 32 MiB = 1.007e8 / 3.35e12 = 30.0 us memory -> compute bound,
+    # plus the 4 us launch overhead.
+    text = """
+func.func @main(%a: tensor<4096x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+  return %0 : tensor<4096x4096xbf16>
+}
+"""
+    p = stablecost.predict(text, hardware="H100-SXM")
+    hw = get_hardware("H100-SXM")
+    compute = 2 * 4096 ** 3 / hw.matmul_flops_per_s["bf16"]
+    assert p.kernels[0].bound == "compute"
+    assert p.step_time_s == pytest.approx(compute + hw.launch_overhead_s, rel=1e-9)
+    assert p.communication_s == 0.0
+    d = p.to_dict()
+    assert set(d) >= {"step_time_s", "compute_s", "communication_s", "kernels", "notes"}
+
+
+def test_calibrate_quick_writes_host_cpu(tmp_path):
+    from stablecost.datasets.calibrate import calibrate_host_cpu
+
+    path, spec = calibrate_host_cpu(quick=True)
+    assert Path(path).is_file() and str(path).startswith(str(tmp_path))
+    hw = get_hardware("host-cpu")
+    assert hw.kind == "cpu" and hw.matmul_flops_per_s["f32"] > 1e8
+    assert hw.memory_bandwidth_bytes_per_s > 1e8
+    assert stablecost.predict("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                              "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
+                              "  return %0 : tensor<4xf32>\n}", "host-cpu").step_time_s > 0
+
+
+def _cli(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "stablecost.serve.cli", *args],
+                          input=stdin, capture_output=True, timeout=300)
+
+
+def test_cli_predict_json_has_prediction_keys(examples_dir):
+    prog = examples_dir / "mlp_train_step.mlir"
+    r = _cli("predict", str(prog), "--hardware", "H100-SXM", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    expected = stablecost.predict(prog, "H100-SXM").to_dict()
+    assert set(data) == set(expected)
+    assert data["step_time_s"] == pytest.approx(expected["step_time_s"])
+
+
+def test_cli_stdin_and_human_tables(examples_dir):
+    text = (examples_dir / "mlp_train_step.mlir").read_bytes()
+    r = _cli("predict", "-", "--hardware", "H100-SXM,TPU-v5p,MI300X", stdin=text)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    for chip in ("H100-SXM", "TPU-v5p", "MI300X"):
+        assert chip in out
+    assert "top 10 kernels" in out and "dot_general" in out
+    r = _cli("analyze", "-", stdin=text)
+    assert r.returncode == 0 and b"per opcode" in r.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (("predict", "missing.mlir", "--hardware", "H100-SXM"), b"program file not found"),
+    (("predict", "{prog}", "--hardware", "H1000"), b"unknown hardware 'H1000'; valid names"),
+    (("predict", "{prog}", "--hardware", "H100-SXM", "--fidelity", "magic"),
+     b"unknown fidelity 'magic'; allowed: roofline"),
+    (("hardware", "show", "nope"), b"unknown hardware 'nope'"),
+    (("frobnicate",), b"invalid choice"),
+])
+def test_cli_user_errors_are_one_line_exit_2(args, message, examples_dir):
+    prog = str(examples_dir / "mlp_train_step.mlir")
+    r = _cli(*[a.replace("{prog}", prog) for a in args])
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert b"Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_malformed_program_from_stdin():
+    r = _cli("analyze", "-", stdin=b"func.func @main( {\n")
+    assert r.returncode == 2
+    assert r.stderr.startswith(b"stablecost: error: <stdin>:1:")
+    assert b"Traceback" not in r.stderr
