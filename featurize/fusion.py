@@ -80,8 +80,12 @@ class Kernel:
         return self.bytes_read + self.bytes_written
 
 
-def fuse(program: Program, costs: list[OpCost | None]) -> list[Kernel]:
-    """Kernels of `program` in program order, with boundary bytes and FLOPs."""
+def fuse(program: Program, costs: list[OpCost | None],
+         matmul_epilogue: bool = True) -> list[Kernel]:
+    """Kernels of `program` in program order, with boundary bytes and FLOPs.
+
+    `matmul_epilogue=False` keeps dot/convolution kernels alone, as XLA:CPU does.
+    """
     ops = program.ops
     n = len(ops)
     users = program.users
@@ -136,7 +140,7 @@ def fuse(program: Program, costs: list[OpCost | None]) -> list[Kernel]:
                 members[k].append(i)
                 groups[i].append(k)
                 continue
-            if cls == MATMUL and kinds[k] == LOOP:
+            if cls == MATMUL and kinds[k] == LOOP and matmul_epilogue:
                 kinds[k] = MATMUL
                 members[k].insert(0, i)
                 groups[i].append(k)

@@ -1,0 +1,144 @@
+"""How closely stablecost's fused kernels match XLA:CPU's own fusion decisions.
+
+    .venv/bin/python benchmarks/fusion_agreement.py
+
+For each JAX program: the number of kernels we form vs the kernels in XLA's compiled
+HLO (`compiled.as_text()`: fusions plus unfused compute instructions, outside fused and
+reducer computations), and a pairwise agreement over ops matched by their JAX op name
+(ops whose name occurs in exactly one kernel on both sides): precision = share of the
+pairs we fuse together that XLA also fuses, recall = share of XLA's fused pairs we
+also fuse. The HLO text is read with a few regular expressions: it is XLA's dump
+format, not the program we parse (that goes through the MLIR bindings).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+_NOT_KERNELS = {"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "while",
+                "conditional", "call", "after-all", "partition-id", "replica-id",
+                "opt-barrier", "copy-start", "copy-done"}
+_OPCODE = re.compile(r"\s([a-z][a-z0-9\-_]*)\(")
+_OP_NAME = re.compile(r'op_name="([^"]*)"')
+_CALLED = re.compile(r"(?:calls|to_apply|condition|body)=(%[\w.\-]+)")
+
+
+def xla_kernels(hlo_text: str) -> list[set[str]]:
+    """Kernels of a compiled HLO module, each as the set of JAX op names inside it."""
+    computations: dict[str, list[str]] = {}
+    current = None
+    for line in hlo_text.splitlines():
+        stripped = line.strip()
+        if stripped.endswith("{") and ("->" in stripped) and " = " not in stripped.split("(")[0]:
+            name = stripped.split()[1] if stripped.startswith("ENTRY") else stripped.split()[0]
+            current = name
+            computations[current] = []
+        elif stripped == "}":
+            current = None
+        elif current and " = " in stripped:
+            computations[current].append(stripped)
+    fused, reducers = set(), set()
+    for lines in computations.values():
+        for line in lines:
+            for m in re.finditer(r"calls=(%[\w.\-]+)", line):
+                fused.add(m.group(1))
+            for m in re.finditer(r"to_apply=(%[\w.\-]+)", line):
+                reducers.add(m.group(1))
+    kernels = []
+    for name, lines in computations.items():
+        if name in fused or name in reducers:
+            continue
+        for line in lines:
+            rhs = line.split(" = ", 1)[1]
+            m = _OPCODE.search(" " + rhs)
+            opcode = m.group(1) if m else ""
+            if opcode in _NOT_KERNELS:
+                continue
+            names = set(_OP_NAME.findall(line))
+            called = re.search(r"calls=(%[\w.\-]+)", line)
+            if opcode == "fusion" and called:
+                for inner in computations.get(called.group(1), []):
+                    names.update(_OP_NAME.findall(inner))
+            kernels.append(names)
+    return kernels
+
+
+def our_kernels(analysis, matmul_epilogue: bool = True) -> list[set[str]]:
+    from stablecost.featurize.fusion import fuse
+
+    ops = analysis.program.ops
+    kernels = fuse(analysis.program, analysis.costs, matmul_epilogue=matmul_epilogue)
+    return [{ops[i].location.split(" @ ")[0] for i in k.ops} for k in kernels]
+
+
+def pair_agreement(ours: list[set[str]], xla: list[set[str]]) -> tuple[int, int, int]:
+    def unique(kernels):
+        where = defaultdict(set)
+        for i, names in enumerate(kernels):
+            for n in names:
+                where[n].add(i)
+        return {n: next(iter(ks)) for n, ks in where.items() if len(ks) == 1}
+    a, b = unique(ours), unique(xla)
+    common = sorted(set(a) & set(b))
+    together_ours = together_xla = both = 0
+    for x, y in combinations(common, 2):
+        o, t = a[x] == a[y], b[x] == b[y]
+        together_ours += o
+        together_xla += t
+        both += o and t
+    return both, together_ours, together_xla
+
+
+def compare(name: str, lowered, matmul_epilogue: bool = True) -> dict:
+    import stablecost
+
+    analysis = stablecost.analyze(stablecost.load_program(lowered))
+    xla = xla_kernels(lowered.compile().as_text())
+    ours = our_kernels(analysis, matmul_epilogue)
+    both, n_ours, n_xla = pair_agreement(ours, xla)
+    return {"program": name, "ours": len(ours), "xla": len(xla),
+            "precision": both / n_ours if n_ours else 1.0,
+            "recall": both / n_xla if n_xla else 1.0}
+
+
+def programs():
+    import jax
+
+    from programs import FLOP_PROGRAMS
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    from export_programs import EXAMPLES
+
+    out = {name: jax.jit(build()[0]).lower(*build()[1]) for name, build in FLOP_PROGRAMS.items()}
+    out.update({name: build() for name, build in EXAMPLES.items()})
+    return out
+
+
+def main() -> None:
+    progs = programs()
+    for epilogue in (True, False):
+        print(f"\n## dot/convolution epilogue fusion {'on (GPU-style, the default)' if epilogue else 'off (XLA:CPU-style)'}")
+        table([compare(name, lowered, epilogue) for name, lowered in progs.items()])
+
+
+def table(rows: list[dict]) -> None:
+    print(f"{'program':32s} {'kernels':>8s} {'XLA':>6s} {'count err':>9s} "
+          f"{'pair prec':>9s} {'pair rec':>9s}")
+    for r in rows:
+        err = (r["ours"] - r["xla"]) / r["xla"]
+        print(f"{r['program']:32s} {r['ours']:8d} {r['xla']:6d} {err:+9.0%} "
+              f"{r['precision']:9.2f} {r['recall']:9.2f}")
+    n = len(rows)
+    mean_abs = sum(abs(r["ours"] - r["xla"]) / r["xla"] for r in rows) / n
+    print(f"{'mean':32s} {'':8s} {'':6s} {mean_abs:9.0%} "
+          f"{sum(r['precision'] for r in rows) / n:9.2f} {sum(r['recall'] for r in rows) / n:9.2f}")
+
+
+if __name__ == "__main__":
+    main()
