@@ -21,6 +21,8 @@ _SKIPPED = frozenset({"value", "backend_config", "mhlo.frontend_attributes",
 def decode_attributes(op) -> dict[str, Any]:
     """All attributes of `op` (an `ir.Operation`) decoded, except payload-like ones."""
     attributes = op.attributes
+    if not len(attributes):
+        return {}
     return {name: decode(attributes[name]) for name in attributes.keys()
             if name not in _SKIPPED}
 

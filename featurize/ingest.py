@@ -29,6 +29,12 @@ _BODY_OPS = frozenset({
     "stablehlo.select_and_scatter", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
     "stablehlo.map",
 })
+_KNOWN = frozenset(f"stablehlo.{n}" for n in (
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
+    "compare", "select", "convert", "broadcast_in_dim", "reshape", "transpose", "dot_general",
+    "convolution", "exponential", "log", "tanh", "rsqrt", "sqrt", "slice", "concatenate",
+    "pad", "iota", "constant", "gather", "dynamic_slice", "dynamic_update_slice", "and",
+    "or", "not", "power", "logistic", "clamp", "reverse", "bitcast_convert"))
 _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
 _TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
                          "cbrt", "sine", "cosine", "tan", "atan2", "erf")
@@ -277,7 +283,7 @@ class _Walker:
             flops, transcendentals = self._summarize_body(op)
             attributes["body_flops"] = flops
             attributes["body_transcendentals"] = transcendentals
-        elif len(op.regions):
+        elif name not in _KNOWN and len(op.regions):
             # an op with regions we do not know: walk them as part of the program
             for region in op.regions:
                 for block in region.blocks:
