@@ -6,7 +6,7 @@
     stablecost.predict(program, hardware="H100-SXM").step_time_s
 """
 
-from .errors import (HardwareSpecError, InvalidArgumentError, ProgramParseError,
+from .errors import (DatasetError, HardwareSpecError, InvalidArgumentError, ProgramParseError,
                      StablecostError, UnknownHardwareError, UnsupportedProgramError)
 from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
@@ -17,7 +17,7 @@ from .serve.predict import KernelRow, Prediction, predict
 __version__ = "0.1.0"
 
 __all__ = [
-    "Analysis", "FEATURIZER_VERSION", "Hardware", "HardwareSpecError", "InvalidArgumentError",
+    "Analysis", "DatasetError", "FEATURIZER_VERSION", "Hardware", "HardwareSpecError", "InvalidArgumentError",
     "KernelRow", "Op", "Prediction", "Program", "ProgramParseError", "StablecostError",
     "TensorType", "UnknownHardwareError", "UnsupportedProgramError", "analyze",
     "get_hardware", "list_hardware", "load_program", "predict",

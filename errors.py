@@ -30,3 +30,7 @@ class HardwareSpecError(StablecostError):
 
 class InvalidArgumentError(StablecostError):
     """An argument outside the allowed values."""
+
+
+class DatasetError(StablecostError):
+    """A measurement dataset is missing, unreadable, foreign or in use."""

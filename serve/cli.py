@@ -3,6 +3,7 @@
     stablecost analyze PROGRAM [--json]
     stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity roofline] [--json] [--top N]
     stablecost hardware list | show NAME | calibrate [--quick]
+    stablecost collect | dataset | import ...   (see serve/cli_data.py)
 
 PROGRAM is a .mlir / .mlirbc path or `-` for stdin. User errors print one line and
 exit with code 2.
@@ -16,6 +17,7 @@ import sys
 from typing import Any, Sequence
 
 from ..errors import StablecostError
+from . import cli_data
 
 EXIT_USER_ERROR = 2
 
@@ -53,6 +55,7 @@ def _build_parser() -> argparse.ArgumentParser:
     calibrate = hsub.add_parser("calibrate", help="measure host-cpu on this machine")
     calibrate.add_argument("--quick", action="store_true",
                            help="smaller problems: seconds, less accurate")
+    cli_data.add_parsers(sub, _Parser)
     return parser
 
 
@@ -63,7 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _analyze(args)
         if args.command == "predict":
             return _predict(args)
-        return _hardware(args)
+        if args.command == "hardware":
+            return _hardware(args)
+        return cli_data.run(args)
     except StablecostError as exc:
         sys.stderr.write(f"stablecost: error: {exc}\n")
         return EXIT_USER_ERROR

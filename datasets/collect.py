@@ -1,0 +1,257 @@
+"""`stablecost collect kernels|programs`: measure samples on the local JAX backend and
+append them to the dataset of this machine's fingerprint.
+
+Every sample is lowered to StableHLO (the text is what the row keeps), compiled, fed
+random inputs and timed by `timing.measure`. A re-run with the same `--out` and seed
+walks the same sequence and skips every sample already stored, so an interrupted sweep
+resumes where it stopped; SIGKILL loses at most the sample being measured.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator, TextIO
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from . import kernels as kernel_gen
+from . import store, zoo
+from .machine import Machine, local_machine
+from .timing import CacheEvictor, TimingStats, blocking, measure
+
+COLLECTOR_VERSION = "1"
+
+KERNEL_TIMING = {"warmup": 2, "min_repeats": 10, "max_repeats": 100, "max_time_s": 0.5}
+PROGRAM_TIMING = {"warmup": 2, "min_repeats": 5, "max_repeats": 30, "max_time_s": 3.0}
+
+
+@dataclass
+class Sample:
+    """One thing to measure: which generator made it and the parameters rebuilding it."""
+
+    kind: str                      # kernel | program
+    family: str
+    variant: str
+    dtype: str
+    group_id: str
+    params: dict[str, Any]
+
+    @property
+    def sample_id(self) -> str:
+        return store.sample_id(self.kind, self.family, self.variant, self.dtype, self.params)
+
+    def build(self) -> tuple[Callable[..., Any], list[Any]]:
+        if self.kind == "kernel":
+            return kernel_gen.build(self.family, self.variant, self.params)
+        return zoo.build_program(self.params)
+
+
+@dataclass
+class CollectSummary:
+    dataset: Path
+    kind: str
+    measured: Counter = field(default_factory=Counter)       # per family
+    skipped_done: int = 0
+    failures: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    elapsed_s: float = 0.0
+    interrupted: bool = False
+    total_rows: int = 0
+
+    @property
+    def samples(self) -> int:
+        return sum(self.measured.values())
+
+    @property
+    def samples_per_min(self) -> float:
+        return 60.0 * self.samples / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+def kernel_samples(seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
+    index = 0
+    while True:
+        spec = kernel_gen.kernel_spec(index, seed, families)
+        yield Sample("kernel", spec.family, spec.variant, spec.dtype, spec.group_id, spec.params)
+        index += 1
+
+
+def program_samples(seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
+    for spec in zoo.program_specs(seed, families):
+        yield Sample("program", spec.family, spec.variant, spec.dtype, spec.group_id, spec.params)
+
+
+def check_families(kind: str, families: list[str] | None) -> tuple[str, ...]:
+    allowed = kernel_gen.FAMILIES if kind == "kernel" else zoo.PROGRAM_FAMILIES
+    if not families:
+        return allowed
+    unknown = [f for f in families if f not in allowed]
+    if unknown:
+        raise InvalidArgumentError(f"unknown {kind} families {', '.join(unknown)}; "
+                                   f"allowed: {', '.join(allowed)}")
+    return tuple(dict.fromkeys(families))
+
+
+# --------------------------------------------------------------------------- measuring one sample
+def make_args(specs: list[Any], rng: np.random.Generator) -> list[Any]:
+    """Random device arrays for argument specs (normal floats, in-range integers)."""
+    import jax
+    import jax.numpy as jnp
+
+    out = []
+    for spec in specs:
+        dtype = kernel_gen._jnp_dtype(spec.dtype)
+        if spec.dtype.startswith("i"):
+            high = spec.index_high or 100
+            value = rng.integers(0, max(high, 1), size=spec.shape, dtype=np.int64)
+        else:
+            value = rng.standard_normal(size=spec.shape, dtype=np.float32)
+        out.append(jax.device_put(jnp.asarray(value, dtype=dtype)))
+    return out
+
+
+def lower(fn: Callable[..., Any], specs: list[Any]) -> Any:
+    import jax
+
+    structs = [jax.ShapeDtypeStruct(s.shape, kernel_gen._jnp_dtype(s.dtype)) for s in specs]
+    return jax.jit(fn).lower(*structs)
+
+
+def measure_sample(sample: Sample, *, flush: Callable[[], None] | None,
+                   rng: np.random.Generator) -> tuple[str, TimingStats]:
+    """Lower, compile and time one sample: (StableHLO text, timing statistics)."""
+    fn, specs = sample.build()
+    lowered = lower(fn, specs)
+    text = lowered.as_text()
+    compiled = lowered.compile()
+    args = make_args(specs, rng)
+    settings = KERNEL_TIMING if sample.kind == "kernel" else PROGRAM_TIMING
+    stats = measure(blocking(compiled, *args), flush=flush, **settings)
+    return text, stats
+
+
+def row_for(sample: Sample, text: str, stats: TimingStats, machine: Machine) -> dict[str, Any]:
+    import json
+
+    return {
+        "sample_id": sample.sample_id, "group_id": sample.group_id, "kind": sample.kind,
+        "family": sample.family, "variant": sample.variant, "dtype": sample.dtype,
+        "params": json.dumps(sample.params, sort_keys=True), "stablehlo": text,
+        **stats.as_row(), "kernel_times": None, "hardware": machine.hardware,
+        "device_name": machine.device_name, "backend": machine.backend,
+        "jax_version": machine.jax_version, "jaxlib_version": machine.jaxlib_version,
+        "collector_version": COLLECTOR_VERSION, "timestamp": datetime.now(timezone.utc),
+        "source": "collected", "outlier": False, "outlier_reason": None,
+    }
+
+
+# --------------------------------------------------------------------------- the sweep
+def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
+            max_samples: int | None = None, families: list[str] | None = None, seed: int = 0,
+            flush_caches: bool = False, progress: "Progress | None" = None) -> CollectSummary:
+    """Measure samples of `kind` ("kernel" or "program") into `out`.
+
+    The sweep is the sequence of samples drawn from `seed`; it ends after its first
+    `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
+    of the zoo. Samples already in the dataset are skipped, so running the same command
+    again completes an interrupted sweep."""
+    if kind not in ("kernel", "program"):
+        raise InvalidArgumentError(f"collect kind {kind!r}; allowed: kernel, program")
+    if budget_minutes is not None and budget_minutes <= 0:
+        raise InvalidArgumentError(f"--budget-minutes {budget_minutes}: must be > 0")
+    chosen = check_families(kind, families)
+    machine = local_machine()
+    flush = CacheEvictor() if flush_caches and machine.backend == "cpu" else None
+    samples = kernel_samples(seed, chosen) if kind == "kernel" else program_samples(seed, chosen)
+    budget_s = budget_minutes * 60.0 if budget_minutes is not None else None
+    progress = progress or Progress(budget_s=budget_s, max_samples=max_samples)
+
+    writer = store.DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
+    summary = CollectSummary(dataset=writer.path, kind=kind)
+    start = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    try:
+        for index, sample in enumerate(samples):
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+            if max_samples is not None and index >= max_samples:
+                break
+            if writer.has(sample.sample_id):
+                summary.skipped_done += 1
+                continue
+            try:
+                text, stats = measure_sample(sample, flush=flush, rng=rng)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one bad sample must not end a sweep
+                summary.failures[sample.family].append(
+                    f"{sample.variant} {sample.params}: {type(exc).__name__}: {exc}"[:300])
+                continue
+            writer.add(row_for(sample, text, stats, machine))
+            summary.measured[sample.family] += 1
+            progress.update(summary, time.perf_counter() - start, sample, index + 1)
+            if index % 500 == 499:
+                import jax
+
+                jax.clear_caches()  # each sample is a fresh function: keep caches bounded
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        writer.close()
+        summary.elapsed_s = time.perf_counter() - start
+        progress.close()
+    summary.total_rows = len(writer.done_ids)
+    return summary
+
+
+class Progress:
+    """A rich progress bar on a terminal, a status line every 15 s otherwise."""
+
+    def __init__(self, *, budget_s: float | None, max_samples: int | None,
+                 stream: TextIO | None = None) -> None:
+        self.budget_s = budget_s
+        self.max_samples = max_samples
+        self.stream = stream or sys.stderr
+        self._bar = None
+        self._task = None
+        self._last_line = 0.0
+        if self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import (BarColumn, Progress as RichProgress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(),
+                                     TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
+                                     TextColumn("ETA"), TimeRemainingColumn(),
+                                     console=Console(file=self.stream), transient=False)
+            total = budget_s if budget_s is not None else max_samples
+            self._task = self._bar.add_task("collecting", total=total, status="")
+            self._bar.start()
+
+    def update(self, summary: CollectSummary, elapsed_s: float, sample: Sample,
+               position: int) -> None:
+        rate = summary.samples / elapsed_s if elapsed_s > 0 else 0.0
+        status = (f"{summary.samples} samples, {rate:.1f}/s, last {sample.family}/{sample.variant}")
+        if self._bar is not None:
+            done = elapsed_s if self.budget_s is not None else position
+            self._bar.update(self._task, completed=done, status=status)
+            return
+        now = time.monotonic()
+        if now - self._last_line >= 15.0:
+            self._last_line = now
+            eta = ""
+            if self.budget_s is not None:
+                eta = f", ETA {max(0.0, self.budget_s - elapsed_s):.0f} s"
+            elif self.max_samples and rate > 0:
+                eta = f", ETA {(self.max_samples - position) / rate:.0f} s"
+            self.stream.write(f"collect: {status}{eta}\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -1,0 +1,124 @@
+"""Timing one compiled executable: warm-up, then repeats until the median is stable.
+
+The rule: after `warmup` discarded calls, time calls one by one (wall clock around the
+call and its `block_until_ready`). After each batch of `batch` calls, compare the
+median of all calls so far with the median before the batch; stop when it moved less
+than `rtol` and at least `min_repeats` calls were made, or when `max_repeats` calls or
+`max_time_s` of timed work are reached. The statistics come from every timed call.
+
+Cache flushing: on CPU, `evict_caches()` writes a buffer larger than the last-level
+cache between calls (outside the timed region), so every call starts cold; it is off by
+default (`flush=False`) because kernels inside a training step mostly read what their
+producer just wrote. On GPU/TPU the runtime gives no host-side cache flush; rows record
+what was done in `cache_flush`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TimingStats:
+    median_s: float
+    p10_s: float
+    p90_s: float
+    min_s: float
+    mean_s: float
+    cv: float
+    repeats: int
+    warmup: int
+    cache_flush: str
+
+    def as_row(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    """Linear-interpolated quantile of an already sorted list."""
+    pos = (len(sorted_values) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def summarize(samples_s: list[float], warmup: int, cache_flush: str) -> TimingStats:
+    values = sorted(samples_s)
+    mean = statistics.fmean(values)
+    std = statistics.pstdev(values) if len(values) > 1 else 0.0
+    return TimingStats(
+        median_s=statistics.median(values), p10_s=_quantile(values, 0.1),
+        p90_s=_quantile(values, 0.9), min_s=values[0], mean_s=mean,
+        cv=std / mean if mean > 0 else 0.0, repeats=len(values), warmup=warmup,
+        cache_flush=cache_flush)
+
+
+def last_level_cache_bytes() -> int:
+    """The largest CPU cache, from sysfs; 32 MiB when sysfs does not say."""
+    best = 0
+    for size_file in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        text = size_file.read_text().strip()
+        scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
+        digits = text[:-1] if text[-1:] in "KMG" else text
+        if digits.isdigit():
+            best = max(best, int(digits) * scale)
+    return best or 32 * 1024 ** 2
+
+
+class CacheEvictor:
+    """Writes a buffer of twice the last-level cache to push everything else out."""
+
+    def __init__(self) -> None:
+        self._buffer = np.zeros(2 * last_level_cache_bytes() // 8, dtype=np.float64)
+
+    def __call__(self) -> None:
+        self._buffer += 1.0
+
+
+def measure(call: Callable[[], Any], *, warmup: int = 2, min_repeats: int = 10,
+            max_repeats: int = 200, batch: int = 5, rtol: float = 0.02,
+            max_time_s: float = 1.0, flush: Callable[[], None] | None = None) -> TimingStats:
+    """Time `call()` (which must block until its work is done) until the median settles."""
+    for _ in range(warmup):
+        call()
+    samples: list[float] = []
+    spent = 0.0
+    previous = None
+    while True:
+        for _ in range(batch):
+            if flush is not None:
+                flush()
+            t0 = time.perf_counter()
+            call()
+            elapsed = time.perf_counter() - t0
+            samples.append(elapsed)
+            spent += elapsed
+        current = statistics.median(samples)
+        settled = previous is not None and abs(current - previous) <= rtol * current
+        if len(samples) >= max_repeats or spent >= max_time_s:
+            break
+        if settled and len(samples) >= min_repeats:
+            break
+        previous = current
+    return summarize(samples, warmup, "evict-llc" if flush is not None else "none")
+
+
+def blocking(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """A zero-argument call of a compiled JAX function that waits for its results."""
+    import jax
+
+    def call() -> Any:
+        return jax.block_until_ready(fn(*args))
+
+    return call
+
+
+def cpu_threads() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

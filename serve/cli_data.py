@@ -1,0 +1,240 @@
+"""The dataset commands of the `stablecost` CLI.
+
+    stablecost collect kernels|programs [--out DIR] [--budget-minutes N] [--max-samples N]
+                                        [--families A,B] [--seed S] [--flush-caches]
+    stablecost dataset info|validate|split|noise PATH
+    stablecost import aiconfigurator|neusight PATH [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+DEFAULT_DATA_DIR = "stablecost-data"
+EXIT_INVALID_DATA = 1
+
+
+def add_parsers(sub: Any, parser_class: type) -> None:
+    collect = sub.add_parser("collect", help="measure kernels or whole programs on this machine")
+    collect.add_argument("what", choices=("kernels", "programs"))
+    collect.add_argument("--out", default=DEFAULT_DATA_DIR,
+                         help=f"dataset root (default {DEFAULT_DATA_DIR}); re-runs resume")
+    collect.add_argument("--budget-minutes", type=float, default=None,
+                         help="stop starting new samples after this long (default: kernels "
+                              "10 min, programs the whole sweep)")
+    collect.add_argument("--max-samples", type=int, default=None,
+                         help="the sweep is its first N samples (re-runs complete it)")
+    collect.add_argument("--families", default=None,
+                         help="comma-separated op/model families (default: all)")
+    collect.add_argument("--seed", type=int, default=0, help="sweep seed (default 0)")
+    collect.add_argument("--flush-caches", action="store_true",
+                         help="evict CPU caches before every timed call (cold timings)")
+
+    dataset = sub.add_parser("dataset", help="inspect, check, split a measurement dataset")
+    dsub = dataset.add_subparsers(dest="action", required=True, parser_class=parser_class)
+    info = dsub.add_parser("info", help="rows per kind, family, dtype and source")
+    info.add_argument("path")
+    info.add_argument("--json", action="store_true")
+    validate = dsub.add_parser("validate", help="check every shard; exit 1 on a problem")
+    validate.add_argument("path")
+    validate.add_argument("--parse", action="store_true",
+                          help="also load every sample's StableHLO (slow)")
+    split = dsub.add_parser("split", help="deterministic grouped train/val/test split")
+    split.add_argument("path")
+    split.add_argument("--seed", type=int, default=0)
+    split.add_argument("--fractions", default="0.7,0.15,0.15", help="train,val,test")
+    split.add_argument("--out", default=None, help="write sample_id,split as CSV here")
+    noise = dsub.add_parser("noise", help="re-measure rows; report run-to-run error")
+    noise.add_argument("path")
+    noise.add_argument("--samples", type=int, default=100, help="rows to re-measure (default 100)")
+    noise.add_argument("--seed", type=int, default=0)
+    noise.add_argument("--json", action="store_true")
+
+    imp = sub.add_parser("import", help="import public GPU measurements")
+    imp.add_argument("source", choices=("aiconfigurator", "neusight"))
+    imp.add_argument("path", help="the project's data folder (see ../shared/data/README.md)")
+    imp.add_argument("--out", default=DEFAULT_DATA_DIR,
+                     help=f"dataset root (default {DEFAULT_DATA_DIR})")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "collect":
+        return _collect(args)
+    if args.command == "import":
+        return _import(args)
+    return {"info": _info, "validate": _validate, "split": _split, "noise": _noise}[args.action](args)
+
+
+def _console():
+    from .cli import _console as console
+
+    return console()
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from ..datasets.collect import collect
+    from ..errors import InvalidArgumentError
+
+    families = [f.strip() for f in args.families.split(",") if f.strip()] if args.families else None
+    if args.max_samples is not None and args.max_samples <= 0:
+        raise InvalidArgumentError(f"--max-samples {args.max_samples}: must be > 0")
+    kind = "kernel" if args.what == "kernels" else "program"
+    budget = args.budget_minutes
+    if budget is None and kind == "kernel" and args.max_samples is None:
+        budget = 10.0
+    summary = collect(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
+                      families=families, seed=args.seed, flush_caches=args.flush_caches)
+    from rich.table import Table
+
+    console = _console()
+    table = Table(title=f"collected {summary.kind}s into {summary.dataset}")
+    for col in ("family", "new samples", "failures"):
+        table.add_column(col, justify="left" if col == "family" else "right")
+    for family in sorted(set(summary.measured) | set(summary.failures)):
+        table.add_row(family, str(summary.measured[family]), str(len(summary.failures.get(family, []))))
+    console.print(table)
+    console.print(f"{summary.samples} new samples in {summary.elapsed_s:.0f} s "
+                  f"({summary.samples_per_min:.0f}/min); {summary.skipped_done} already measured "
+                  f"were skipped; the dataset holds {summary.total_rows} rows")
+    for family, messages in summary.failures.items():
+        console.print(f"[yellow]failed[/] {family} ({len(messages)}): {messages[0]}")
+    if summary.interrupted:
+        console.print("interrupted: everything measured so far is saved; run the same "
+                      "command again to continue")
+        return 130
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    from ..datasets import store
+
+    out = []
+    for path in store.find_datasets(args.path):
+        meta = store.DatasetInfo.read(path)
+        frame = store.read_frame(path, columns=["kind", "family", "dtype", "source", "outlier",
+                                                "group_id", "timestamp"])
+        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        entry = {
+            "dataset": str(path), "hardware": meta.hardware, "fingerprint": meta.fingerprint,
+            "fingerprint_id": meta.fingerprint_id, "rows": len(frame),
+            "groups": int(frame["group_id"].nunique()), "size_bytes": size,
+            "outliers": int(frame["outlier"].sum()),
+            "by_kind_family": {f"{k}/{f}": int(n) for (k, f), n in
+                               frame.groupby(["kind", "family"]).size().items()},
+            "by_dtype": {k: int(n) for k, n in frame["dtype"].value_counts().items()},
+            "by_source": {k: int(n) for k, n in frame["source"].value_counts().items()},
+            "first": str(frame["timestamp"].min()) if len(frame) else None,
+            "last": str(frame["timestamp"].max()) if len(frame) else None,
+        }
+        out.append(entry)
+    if args.json:
+        json.dump(out if len(out) > 1 else out[0], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    from rich.table import Table
+
+    console = _console()
+    for e in out:
+        console.print(f"[bold]{e['dataset']}[/]: {e['hardware']} ({e['fingerprint_id']}), "
+                      f"{e['rows']} rows in {e['groups']} groups, "
+                      f"{e['size_bytes'] / 1e6:.2f} MB, {e['outliers']} flagged outliers")
+        console.print("  fingerprint: " + ", ".join(f"{k}={v}" for k, v in e["fingerprint"].items()))
+        table = Table()
+        table.add_column("kind/family")
+        table.add_column("rows", justify="right")
+        for key, n in sorted(e["by_kind_family"].items()):
+            table.add_row(key, str(n))
+        console.print(table)
+        console.print("  dtypes: " + ", ".join(f"{k} {v}" for k, v in e["by_dtype"].items()))
+        sources = sorted(e["by_source"].items(), key=lambda kv: -kv[1])
+        shown = ", ".join(f"{k} {v}" for k, v in sources[:6])
+        more = f" and {len(sources) - 6} more" if len(sources) > 6 else ""
+        console.print(f"  sources: {shown}{more}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from ..datasets import store
+
+    reports = store.validate(args.path, parse=args.parse)
+    bad = 0
+    for report in reports:
+        if report.ok:
+            print(f"ok  {report.dataset}: {report.rows} rows in {report.shards} shards")
+            continue
+        bad += 1
+        print(f"BAD {report.dataset}: {len(report.problems)} problems")
+        for problem in report.problems[:50]:
+            print(f"    {problem}")
+        if len(report.problems) > 50:
+            print(f"    ... and {len(report.problems) - 50} more")
+    return EXIT_INVALID_DATA if bad else 0
+
+
+def _split(args: argparse.Namespace) -> int:
+    from ..datasets import store
+    from ..datasets.splits import SPLITS, assign_splits
+    from ..errors import InvalidArgumentError
+
+    try:
+        fractions = [float(x) for x in args.fractions.split(",")]
+    except ValueError:
+        raise InvalidArgumentError(f"--fractions {args.fractions!r}: need three numbers like "
+                                   "0.7,0.15,0.15") from None
+    frame = store.read_frame(args.path, columns=["sample_id", "group_id", "kind"])
+    frame["split"] = assign_splits(frame["group_id"].tolist(), args.seed, fractions)
+    for split in SPLITS:
+        part = frame[frame["split"] == split]
+        kinds = ", ".join(f"{k} {n}" for k, n in part["kind"].value_counts().items())
+        print(f"{split:5s} {len(part):7d} rows {part['group_id'].nunique():6d} groups  ({kinds})")
+    if args.out:
+        from pathlib import Path
+
+        store.atomic_write_bytes(Path(args.out),
+                                 frame[["sample_id", "split"]].to_csv(index=False).encode())
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _noise(args: argparse.Namespace) -> int:
+    from ..datasets.noise import noise
+
+    def progress(done: int, total: int) -> None:
+        if done % 10 == 0 or done == total:
+            sys.stderr.write(f"noise: re-measured {done}/{total}\n")
+
+    report = noise(args.path, samples=args.samples, seed=args.seed, progress=progress)
+    if args.json:
+        json.dump(report.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    from rich.table import Table
+
+    table = Table(title=f"run-to-run error of re-measured medians ({report.dataset})")
+    for col in ("rows", "", "median |err|", "p90 |err|", "within 5%", "within 10%", "median CV"):
+        table.add_column(col, justify="left" if col in ("rows", "") else "right")
+    lines = [("all", "", report.overall)]
+    lines += [("kind", k, s) for k, s in sorted(report.by_kind.items())]
+    lines += [("family", k, s) for k, s in sorted(report.by_family.items())]
+    for label, key, s in lines:
+        table.add_row(label, f"{key} ({s.rows})" if key else f"({s.rows})",
+                      f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",
+                      f"{s.within_5pct:.0%}", f"{s.within_10pct:.0%}", f"{s.median_cv:.2f}")
+    console = _console()
+    console.print(table)
+    for failure in report.failures[:5]:
+        console.print(f"[yellow]could not re-measure[/] {failure}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..datasets import importers
+
+    run_import = {"aiconfigurator": importers.import_aiconfigurator,
+                  "neusight": importers.import_neusight}[args.source]
+    summary = run_import(args.path, args.out)
+    _console().print(summary.format())
+    return 0

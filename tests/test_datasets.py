@@ -1,0 +1,292 @@
+"""The measurement store, splits, sample generators, timing and the collector."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import stablecost
+from stablecost.datasets import collect, kernels, splits, store, timing, zoo
+from stablecost.errors import DatasetError, InvalidArgumentError
+from stablecost.serve.cli import main
+
+FP = {"backend": "cpu", "cpu_model": "test", "cpu_cores": 2}
+OTHER_FP = {"backend": "gpu", "device_name": "elsewhere"}
+
+
+def _row(i: int, group: str = "g0", **over) -> dict:
+    row = {
+        "sample_id": f"s{i}", "group_id": group, "kind": "kernel", "family": "elementwise",
+        "variant": "unary", "dtype": "f32", "params": "{}",
+        "stablehlo": "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = stablehlo.exponential %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+        "median_s": 1e-5, "p10_s": 9e-6, "p90_s": 2e-5, "min_s": 8e-6, "mean_s": 1.2e-5,
+        "cv": 0.1, "repeats": 10, "warmup": 2, "cache_flush": "none", "hardware": "host-cpu",
+        "device_name": "test", "backend": "cpu", "jax_version": "0", "jaxlib_version": "0",
+        "collector_version": "1", "timestamp": datetime.now(timezone.utc), "source": "collected",
+    }
+    row.update(over)
+    return row
+
+
+# --------------------------------------------------------------------------- store
+def test_writer_journal_becomes_shard_and_reads_back(tmp_path):
+    with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP, shard_rows=3) as w:
+        for i in range(5):
+            w.add(_row(i))
+        w.add(_row(0))  # already there: ignored
+        assert len(store.shard_paths(w.path)) == 1  # 3 rows flushed, 2 still in the journal
+        assert len(store.read_table(w.path)) == 5     # readers see the journal too
+    assert len(store.shard_paths(w.path)) == 2
+    assert (w.path / store.JOURNAL).read_text() == ""
+    table = store.read_table(tmp_path)
+    assert sorted(table.column("sample_id").to_pylist()) == [f"s{i}" for i in range(5)]
+    assert set(table.column("fingerprint").to_pylist()) == {store.fingerprint_id(FP)}
+    [report] = store.validate(tmp_path)
+    assert report.ok and report.rows == 5 and report.shards == 2
+
+
+def test_torn_journal_line_and_replayed_rows_are_recovered(tmp_path):
+    w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+    w.add(_row(0))
+    w.add(_row(1))
+    path = w.path
+    # Simulate SIGKILL: no close(); the lock dies with the process, the journal stays.
+    w._journal.close()
+    w._lock.close()
+    with open(path / store.JOURNAL, "a") as fh:
+        fh.write('{"sample_id": "s2", "group_')  # the sample in flight, half written
+    with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP) as w2:
+        assert w2.has("s0") and w2.has("s1") and not w2.has("s2")
+    assert len(store.read_table(tmp_path)) == 2
+    assert all(r.ok for r in store.validate(tmp_path))
+
+
+def test_other_machine_and_second_writer_are_refused(tmp_path):
+    with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP) as w:
+        w.add(_row(0))
+        with pytest.raises(DatasetError, match="being written by another"):
+            store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+    meta = json.loads((w.path / store.DATASET_FILE).read_text())
+    meta["fingerprint"] = OTHER_FP
+    (w.path / store.DATASET_FILE).write_text(json.dumps(meta))
+    with pytest.raises(DatasetError, match="another machine"):
+        store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+
+
+def test_bad_rows_are_refused():
+    with pytest.raises(DatasetError, match="median_s"):
+        store.normalize_row(_row(0, median_s=0.0, fingerprint="f"))
+    with pytest.raises(DatasetError, match="kind 'op'"):
+        store.normalize_row(_row(0, kind="op", fingerprint="f"))
+
+
+def test_validate_names_truncated_and_foreign_shards(tmp_path):
+    with store.DatasetWriter(tmp_path / "a", hardware="host-cpu", fingerprint=FP) as w:
+        w.add(_row(0))
+        w.add(_row(1))
+    with store.DatasetWriter(tmp_path / "b", hardware="x", fingerprint=OTHER_FP) as other:
+        other.add(_row(9))
+    foreign = store.shard_paths(other.path)[0]
+    stolen = w.path / "shards" / ("part-99999999T000000-" + "f" * 8 + ".parquet")
+    shutil.copy(foreign, stolen)
+    good = store.shard_paths(w.path)[0]
+    truncated = w.path / "shards" / ("part-99999999T000001-" + "e" * 8 + ".parquet")
+    data = good.read_bytes()
+    truncated.write_bytes(data[: len(data) // 2])
+    [report] = store.validate(tmp_path / "a")
+    text = "\n".join(report.problems)
+    assert not report.ok
+    assert f"{stolen}: foreign shard" in text
+    assert f"{truncated}: unreadable" in text
+    assert main(["dataset", "validate", str(tmp_path / "a")]) == 1
+    assert main(["dataset", "validate", str(tmp_path / "b")]) == 0
+
+
+def test_missing_dataset_is_a_one_line_error(tmp_path, capsys):
+    assert main(["dataset", "info", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "holds no stablecost dataset" in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------- splits
+def test_splits_are_grouped_deterministic_and_roughly_proportional():
+    groups = [f"g{i % 400}" for i in range(4000)]
+    a = splits.assign_splits(groups, seed=3)
+    assert a == splits.assign_splits(list(reversed(groups)), seed=3)[::-1]
+    by_group: dict[str, set] = {}
+    for g, s in zip(groups, a):
+        by_group.setdefault(g, set()).add(s)
+    assert all(len(s) == 1 for s in by_group.values())
+    share = {s: a.count(s) / len(a) for s in splits.SPLITS}
+    assert share["train"] == pytest.approx(0.7, abs=0.07)
+    assert share["test"] == pytest.approx(0.15, abs=0.05)
+    assert splits.assign_splits(groups, seed=4) != a
+    with pytest.raises(InvalidArgumentError, match="summing to 1"):
+        splits.assign_splits(groups, fractions=(0.5, 0.1, 0.1))
+
+
+# --------------------------------------------------------------------------- generators
+@pytest.mark.parametrize("family", kernels.FAMILIES)
+def test_every_kernel_family_lowers_loads_and_prices(family):
+    for index in range(3):
+        spec = kernels.kernel_spec(index, seed=11, families=(family,))
+        assert spec.family == family and spec.group_id.startswith(f"{family}/")
+        sample = collect.Sample("kernel", spec.family, spec.variant, spec.dtype, spec.group_id,
+                                spec.params)
+        fn, specs = sample.build()
+        text = collect.lower(fn, specs).as_text()
+        analysis = stablecost.analyze(stablecost.load_program(text))
+        assert not analysis.unpriced, (spec, analysis.unpriced)
+        assert analysis.bytes_accessed > 0
+
+
+def test_kernel_sweep_is_deterministic_and_covers_families_early():
+    a = [kernels.kernel_spec(i, 0, kernels.FAMILIES) for i in range(len(kernels.FAMILIES))]
+    b = [kernels.kernel_spec(i, 0, kernels.FAMILIES) for i in range(len(kernels.FAMILIES))]
+    assert a == b
+    assert {s.family for s in a} == set(kernels.FAMILIES)
+
+
+def test_dot_sample_flops_match_its_parameters():
+    spec = next(s for s in (kernels.kernel_spec(i, 5, ("dot_general",)) for i in range(50))
+                if s.variant == "batched")
+    p = spec.params
+    fn, specs = kernels.build("dot_general", "batched", p)
+    analysis = stablecost.analyze(stablecost.load_program(collect.lower(fn, specs).as_text()))
+    assert analysis.flops == 2 * p["batch"] * p["m"] * p["n"] * p["k"]
+
+
+@pytest.mark.parametrize("family", zoo.PROGRAM_FAMILIES)
+def test_every_program_family_lowers_and_loads(family):
+    spec = min((s for s in zoo.program_specs(0, (family,), ("f32",))),
+               key=lambda s: json.dumps(s.params, sort_keys=True))
+    fn, specs = zoo.build_program(spec.params)
+    program = stablecost.load_program(collect.lower(fn, specs).as_text())
+    assert stablecost.analyze(program).flops > 0
+
+
+def test_program_sweep_covers_every_family_first():
+    specs = zoo.program_specs(0)
+    assert {s.family for s in specs[: len(zoo.PROGRAM_FAMILIES)]} == set(zoo.PROGRAM_FAMILIES)
+    assert len({s.group_id for s in specs}) < len(specs)  # batches share a group
+
+
+# --------------------------------------------------------------------------- timing
+def test_measure_stops_when_median_settles_and_orders_quantiles():
+    calls = []
+
+    def call():
+        calls.append(1)
+        time.sleep(0.001)
+
+    stats = timing.measure(call, warmup=2, min_repeats=10, max_repeats=50, max_time_s=5)
+    assert 10 <= stats.repeats <= 50 and len(calls) == stats.repeats + 2
+    assert stats.min_s <= stats.p10_s <= stats.median_s <= stats.p90_s
+    assert stats.median_s >= 0.001 and stats.cache_flush == "none"
+    capped = timing.measure(call, warmup=0, min_repeats=1000, max_repeats=20, max_time_s=5)
+    assert capped.repeats == 20
+
+
+def test_cache_evictor_is_bigger_than_the_last_level_cache():
+    evict = timing.CacheEvictor()
+    assert evict._buffer.nbytes >= timing.last_level_cache_bytes()
+    stats = timing.measure(lambda: None, warmup=0, max_repeats=5, flush=evict)
+    assert stats.cache_flush == "evict-llc"
+
+
+# --------------------------------------------------------------------------- collector
+CHEAP = "elementwise,convert,iota,select_compare"
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "stablecost.serve.cli", *args]
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.pop("XLA_FLAGS", None)  # time on the plain host backend
+    return env
+
+
+def test_collect_resumes_after_sigkill_without_loss_or_duplicates(tmp_path):
+    out = tmp_path / "d"
+    args = _cli("collect", "kernels", "--out", str(out), "--max-samples", "24",
+                "--families", CHEAP, "--seed", "7")
+    proc = subprocess.Popen(args, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    journal_rows = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        journals = list(out.glob(f"*/{store.JOURNAL}"))
+        if journals:
+            journal_rows = journals[0].read_text().count("\n")
+            if journal_rows >= 6:
+                break
+        time.sleep(0.05)
+    assert proc.poll() is None, f"collector ended before it could be killed: {proc.stderr.read()}"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert all(r.ok for r in store.validate(out))  # readable right after the kill
+    first = len(store.read_table(out))
+    assert 6 <= first < 24
+
+    done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{first} already measured were skipped" in done.stdout.replace("\n", " ")
+    table = store.read_table(out)
+    ids = table.column("sample_id").to_pylist()
+    assert len(ids) == len(set(ids)) == 24
+    [report] = store.validate(out)
+    assert report.ok and report.rows == 24
+    assert set(table.column("family").to_pylist()) == set(CHEAP.split(","))
+
+
+def test_collect_programs_and_noise_on_the_same_machine(tmp_path, capsys):
+    out = tmp_path / "d"
+    summary = collect.collect("program", out, max_samples=1, families=["mlp"])
+    assert summary.samples == 1 and not summary.failures
+    row = store.read_frame(out).iloc[0]
+    assert row.kind == "program" and row.source == "collected" and row.repeats >= 5
+    assert stablecost.analyze(stablecost.load_program(row.stablehlo)).flops > 0
+
+    assert main(["dataset", "noise", str(out), "--samples", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["overall"]["rows"] == 1 and report["by_kind"]["program"]["rows"] == 1
+    assert (summary.dataset / "noise.json").is_file()
+
+
+def test_noise_refuses_other_machines_data(tmp_path):
+    with store.DatasetWriter(tmp_path, hardware="x", fingerprint=OTHER_FP) as w:
+        w.add(_row(0))
+    with pytest.raises(DatasetError, match="no dataset was measured on this machine"):
+        from stablecost.datasets.noise import noise
+
+        noise(tmp_path, samples=1)
+
+
+def test_collect_rejects_bad_arguments(capsys):
+    assert main(["collect", "kernels", "--families", "dot,conv"]) == 2
+    assert "unknown kernel families dot, conv; allowed: dot_general" in capsys.readouterr().err
+    assert main(["collect", "kernels", "--budget-minutes", "0"]) == 2
+    assert main(["dataset", "split", "x", "--fractions", "a,b"]) == 2
+
+
+def test_split_cli_writes_assignment(tmp_path, capsys):
+    with store.DatasetWriter(tmp_path / "d", hardware="host-cpu", fingerprint=FP) as w:
+        for i in range(20):
+            w.add(_row(i, group=f"g{i % 5}"))
+    out = tmp_path / "split.csv"
+    assert main(["dataset", "split", str(tmp_path / "d"), "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "sample_id,split" and len(lines) == 21
+    assert "train" in capsys.readouterr().out
