@@ -28,9 +28,11 @@ _SECTION_KEYS = {
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
                      "intra_node_latency_s", "inter_node_bandwidth_bytes_per_s",
-                     "inter_node_latency_s", "max_chips"},
+                     "inter_node_latency_s", "max_chips", "in_switch_reduction_efficiency",
+                     "collective_overhead_s"},
 }
-_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes"}
+_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
+             "in_switch_reduction_efficiency", "collective_overhead_s"}
 _KINDS = {"gpu", "tpu", "cpu"}
 _TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
 _REQUIRED_DTYPES = ("f32", "bf16", "f16")
@@ -60,6 +62,11 @@ class Hardware:
     clock_hz: float | None = None
     on_chip_cache_bytes: float | None = None
     max_chips: int | None = None
+    # Fraction of the link bandwidth an in-switch reduction (NVLS) reaches; None: the
+    # fabric cannot reduce in the switch.
+    in_switch_reduction_efficiency: float | None = None
+    # Fixed cost of one collective call (kernel launch, setup); None: launch_overhead_s.
+    collective_overhead_s: float | None = None
     aliases: tuple[str, ...] = ()
     sources: tuple[Mapping[str, str], ...] = ()
     measured: Mapping[str, Any] = field(default_factory=dict)
@@ -108,6 +115,8 @@ class Hardware:
             "inter_node_bandwidth_bytes_per_s": self.inter_node_bandwidth_bytes_per_s,
             "inter_node_latency_s": self.inter_node_latency_s,
             "max_chips": self.max_chips,
+            "in_switch_reduction_efficiency": self.in_switch_reduction_efficiency,
+            "collective_overhead_s": self.collective_overhead_s,
             "sources": [dict(s) for s in self.sources],
             "measured": dict(self.measured),
             "path": self.path,
@@ -154,6 +163,13 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
                 "launch_overhead_s"):
         if not (_positive(flat[key]) or (key == "launch_overhead_s" and flat[key] == 0)):
             raise fail(f"{key} must be a positive number, got {flat[key]!r}")
+    efficiency = flat.get("in_switch_reduction_efficiency")
+    if efficiency is not None and not (_positive(efficiency) and efficiency <= 1):
+        raise fail("in_switch_reduction_efficiency must be in (0, 1], "
+                   f"got {efficiency!r}")
+    overhead = flat.get("collective_overhead_s")
+    if overhead is not None and not _non_negative(overhead):
+        raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
     return Hardware(
         name=data["name"], vendor=data["vendor"], kind=data["kind"],
         matmul_flops_per_s={k: float(v) for k, v in flat["matmul_flops_per_s"].items()},
@@ -170,6 +186,8 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         inter_node_latency_s=float(flat["inter_node_latency_s"]),
         compute_units=flat.get("compute_units"), clock_hz=flat.get("clock_hz"),
         on_chip_cache_bytes=flat.get("on_chip_cache_bytes"), max_chips=flat.get("max_chips"),
+        in_switch_reduction_efficiency=(None if efficiency is None else float(efficiency)),
+        collective_overhead_s=None if overhead is None else float(overhead),
         aliases=tuple(data.get("aliases", ())),
         sources=tuple(data.get("sources", ())),
         measured=dict(data.get("measured", {})),
@@ -179,6 +197,10 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
 
 def _positive(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _non_negative(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
 def _load_file(path: Path) -> Hardware:

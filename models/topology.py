@@ -1,0 +1,476 @@
+"""Interconnect topologies as data, and where a replica group sits on one.
+
+A `Topology` is a grid of `prod(dims)` devices numbered row-major over `dims` (the last
+dimension varies fastest), the way XLA assigns devices to a mesh. Every `Link` is one
+physical link (or one switch port), described per direction:
+
+- ``switch``: one dimension; each device has one port into a non-blocking switch
+  (NVSwitch, a PCIe switch). `in_switch_reduction_efficiency > 0` means the switch can
+  reduce and multicast (NVLink SHARP, "NVLS").
+- ``fully_connected``: one dimension; every pair of devices has its own link (AMD
+  Infinity Fabric on MI300X), so a device's bandwidth is `peers` links wide.
+- ``ring``: one dimension of neighbour links (a 1-D torus).
+- ``torus2d`` / ``torus3d``: TPU ICI; each dimension has its own links, with or without
+  a wraparound link (`wraparound`, one flag per dimension).
+- ``hierarchical``: `dims == (nodes, chips_per_node)`; `links == (inter_node,
+  intra_node)`. Inside a node the fabric is `node_kind` (switch or fully_connected);
+  between nodes each device has its own NIC into a non-blocking network (rail-optimised
+  fat tree, as on DGX clusters).
+
+`topology_for` builds the default from a chip's `[interconnect]` data; `place_group`
+maps a replica group onto a topology. Both are cached: a tuner calls them in its inner
+loop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from ..errors import InvalidArgumentError
+from ..hardware import Hardware, get_hardware
+
+SWITCH = "switch"
+FULLY_CONNECTED = "fully_connected"
+RING = "ring"
+TORUS2D = "torus2d"
+TORUS3D = "torus3d"
+HIERARCHICAL = "hierarchical"
+TOPOLOGY_KINDS = (FULLY_CONNECTED, SWITCH, RING, TORUS2D, TORUS3D, HIERARCHICAL)
+TORUS_KINDS = (RING, TORUS2D, TORUS3D)
+NODE_KINDS = (SWITCH, FULLY_CONNECTED)
+
+_NDIMS = {SWITCH: 1, FULLY_CONNECTED: 1, RING: 1, TORUS2D: 2, TORUS3D: 3, HIERARCHICAL: 2}
+# The chip catalog's `topology` names -> the kind of fabric they describe.
+_NATIVE = {"nvswitch": SWITCH, "pcie": SWITCH, "fully_connected": FULLY_CONNECTED,
+           "torus2d": TORUS2D, "torus3d": TORUS3D}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One class of links: bandwidth per direction and the latency (alpha) of one
+    message step over one hop."""
+
+    bandwidth_bytes_per_s: float
+    latency_s: float
+
+    def __post_init__(self) -> None:
+        if not (_number(self.bandwidth_bytes_per_s) and self.bandwidth_bytes_per_s > 0):
+            raise InvalidArgumentError(
+                f"link bandwidth_bytes_per_s must be a positive number, got "
+                f"{self.bandwidth_bytes_per_s!r}")
+        if not (_number(self.latency_s) and self.latency_s >= 0):
+            raise InvalidArgumentError(
+                f"link latency_s must be a number >= 0, got {self.latency_s!r}")
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A device interconnect (pure data; see the module docstring for each kind).
+
+    dims: devices per dimension, row-major device numbering; hierarchical:
+        (nodes, chips_per_node).
+    links: one `Link` per dimension; hierarchical: (inter_node, intra_node).
+    overhead_s: fixed cost of one collective call (launch, setup).
+    wraparound: ring/torus only, one flag per dimension (default: all wrap).
+    in_switch_reduction_efficiency: switch fabrics (or a hierarchical switch node
+        fabric) that reduce in the switch: the fraction of link bandwidth reached; 0: no.
+    node_kind: hierarchical only: the fabric inside a node (switch or fully_connected).
+    hardware: the chip's name, for reports.
+    """
+
+    kind: str
+    dims: tuple[int, ...]
+    links: tuple[Link, ...]
+    overhead_s: float = 0.0
+    wraparound: tuple[bool, ...] = ()
+    in_switch_reduction_efficiency: float = 0.0
+    node_kind: str = ""
+    hardware: str = ""
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "dims", tuple(self.dims))
+        set_(self, "links", tuple(self.links))
+        set_(self, "wraparound", tuple(bool(w) for w in self.wraparound))
+        if self.kind not in TOPOLOGY_KINDS:
+            raise InvalidArgumentError(
+                f"topology kind {self.kind!r} is not one of {list(TOPOLOGY_KINDS)}")
+        ndims = _NDIMS[self.kind]
+        if len(self.dims) != ndims or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in self.dims):
+            raise InvalidArgumentError(
+                f"{self.kind} topology needs dims of {ndims} integer(s) >= 1, got "
+                f"{self.dims!r}")
+        if len(self.links) != ndims or not all(isinstance(l, Link) for l in self.links):
+            raise InvalidArgumentError(
+                f"{self.kind} topology needs {ndims} Link(s) (one per dimension), got "
+                f"{len(self.links)}")
+        if self.kind in TORUS_KINDS:
+            if not self.wraparound:
+                set_(self, "wraparound", (True,) * ndims)
+            elif len(self.wraparound) != ndims:
+                raise InvalidArgumentError(
+                    f"{self.kind} topology needs {ndims} wraparound flag(s), got "
+                    f"{len(self.wraparound)}")
+        elif self.wraparound:
+            raise InvalidArgumentError(
+                f"wraparound applies to {list(TORUS_KINDS)} topologies, not {self.kind}")
+        if not (_number(self.overhead_s) and self.overhead_s >= 0):
+            raise InvalidArgumentError(f"overhead_s must be a number >= 0, got "
+                                       f"{self.overhead_s!r}")
+        eff = self.in_switch_reduction_efficiency
+        if not (_number(eff) and 0 <= eff <= 1):
+            raise InvalidArgumentError(
+                f"in_switch_reduction_efficiency must be in [0, 1], got {eff!r}")
+        switch_fabric = self.kind == SWITCH or (
+            self.kind == HIERARCHICAL and self.node_kind == SWITCH)
+        if eff > 0 and not switch_fabric:
+            raise InvalidArgumentError(
+                "in_switch_reduction_efficiency needs a switch fabric (kind 'switch' or a "
+                f"hierarchical topology with node_kind 'switch'), not {self.kind!r}")
+        if self.kind == HIERARCHICAL:
+            if self.node_kind not in NODE_KINDS:
+                raise InvalidArgumentError(
+                    f"hierarchical node_kind {self.node_kind!r} is not one of "
+                    f"{list(NODE_KINDS)}")
+        elif self.node_kind:
+            raise InvalidArgumentError(
+                f"node_kind applies to hierarchical topologies, not {self.kind}")
+
+    @property
+    def num_devices(self) -> int:
+        return math.prod(self.dims)
+
+    @property
+    def in_switch(self) -> bool:
+        """Whether the (node) switch can reduce and multicast in the fabric."""
+        return self.in_switch_reduction_efficiency > 0
+
+    def describe(self) -> str:
+        """One line, e.g. 'torus2d 2x4 (wraparound)' or 'hierarchical 2 nodes x 8 (switch)'."""
+        return _describe(self)
+
+
+@lru_cache(maxsize=1024)
+def _describe(topology: Topology) -> str:
+    shape = "x".join(str(d) for d in topology.dims)
+    if topology.kind == HIERARCHICAL:
+        return (f"hierarchical {topology.dims[0]} nodes x {topology.dims[1]} "
+                f"({topology.node_kind})")
+    if topology.kind in TORUS_KINDS:
+        wraps = topology.wraparound
+        text = "wraparound" if all(wraps) else "no wraparound" if not any(wraps) else \
+            "wraparound " + "".join("y" if w else "n" for w in wraps)
+        return f"{topology.kind} {shape} ({text})"
+    return f"{topology.kind} of {shape}"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def topology_for(hardware: str | Hardware, num_devices: int, kind: str | None = None,
+                 dims: Sequence[int] | None = None, *,
+                 wraparound: bool | Sequence[bool] = True) -> Topology:
+    """The topology of `num_devices` chips of `hardware`, from its `[interconnect]` data.
+
+    Defaults: nvswitch/pcie chips -> ``switch`` up to `chips_per_node`, beyond that
+    ``hierarchical`` (nodes x chips_per_node); fully-connected chips likewise with a
+    fully-connected node; TPUs -> their torus with the most nearly square (cubic)
+    `dims` (8 x TPU v5e -> torus2d (2, 4)), every dimension wrapping around unless
+    `wraparound` says otherwise (real TPU sub-slices smaller than a full dimension
+    have no wraparound link: pass False for them). `kind` and `dims` override the
+    defaults. Per-port ring/torus links get the chip's bandwidth split over its ports
+    (4 for a 2-D torus chip, 6 for 3-D, 2 for a ring of non-torus chips); a
+    fully-connected chip's bandwidth is split over its `chips_per_node - 1` peers.
+    """
+    hw = get_hardware(hardware)
+    if not (isinstance(num_devices, int) and not isinstance(num_devices, bool)
+            and num_devices >= 1):
+        raise InvalidArgumentError(
+            f"num_devices must be an integer >= 1, got {num_devices!r}")
+    if kind is not None and kind not in TOPOLOGY_KINDS:
+        raise InvalidArgumentError(
+            f"topology kind {kind!r} is not one of {list(TOPOLOGY_KINDS)}")
+    dims_t = None if dims is None else tuple(dims)
+    if isinstance(wraparound, bool):
+        wrap_t: tuple[bool, ...] | bool = wraparound
+    else:
+        wrap_t = tuple(bool(w) for w in wraparound)
+    key = (hw.name, hw.topology, hw.chips_per_node, hw.max_chips,
+           hw.intra_node_bandwidth_bytes_per_s, hw.intra_node_latency_s,
+           hw.inter_node_bandwidth_bytes_per_s, hw.inter_node_latency_s,
+           hw.in_switch_reduction_efficiency or 0.0,
+           hw.collective_overhead_s if hw.collective_overhead_s is not None
+           else hw.launch_overhead_s)
+    return _build(key, num_devices, kind, dims_t, wrap_t)
+
+
+@lru_cache(maxsize=1024)
+def _build(key: tuple, n: int, kind: str | None, dims: tuple[int, ...] | None,
+           wraparound: bool | tuple[bool, ...]) -> Topology:
+    (name, native_name, per_node, max_chips, intra_bw, intra_lat, inter_bw, inter_lat,
+     efficiency, overhead_s) = key
+    if native_name == "none":
+        if n == 1 and kind in (None, SWITCH) and dims in (None, (1,)):
+            return Topology(SWITCH, (1,), (Link(intra_bw, intra_lat),), overhead_s,
+                            hardware=name)
+        raise InvalidArgumentError(
+            f"hardware {name!r} has no interconnect (topology 'none'); only a single "
+            f"device is allowed, got num_devices={n}")
+    native = _NATIVE[native_name]
+    domain = max_chips or per_node   # largest scale-up (single-fabric) domain
+    if kind is None:
+        if native in TORUS_KINDS:
+            kind = native
+        elif n <= per_node:
+            kind = native
+        else:
+            kind = HIERARCHICAL
+    if kind == HIERARCHICAL:
+        return _hierarchical(name, native, n, dims, per_node, intra_bw, intra_lat,
+                             inter_bw, inter_lat, efficiency, overhead_s)
+    if n > domain:
+        allowed = f"up to {domain} devices in one {kind} fabric"
+        if native in (SWITCH, FULLY_CONNECTED):
+            allowed += (f", or kind='hierarchical' with a multiple of {per_node} "
+                        "(chips_per_node)")
+        raise InvalidArgumentError(
+            f"{n} x {name} cannot form one {kind} topology; allowed: {allowed}")
+    if kind in (SWITCH, FULLY_CONNECTED):
+        if dims is not None and dims != (n,):
+            raise InvalidArgumentError(
+                f"{kind} topology has dims ({n},) for {n} devices, got {dims!r}")
+        if kind == SWITCH:
+            link = Link(intra_bw, intra_lat)
+            eff = efficiency if native == SWITCH else 0.0
+            return Topology(SWITCH, (n,), (link,), overhead_s,
+                            in_switch_reduction_efficiency=eff, hardware=name)
+        peers = (per_node - 1) if native == FULLY_CONNECTED else (n - 1)
+        link = Link(intra_bw / max(peers, 1), intra_lat)
+        return Topology(FULLY_CONNECTED, (n,), (link,), overhead_s, hardware=name)
+    # ring / torus
+    ndims = _NDIMS[kind]
+    if dims is None:
+        dims = _default_dims(n, ndims)
+    elif len(dims) != ndims or math.prod(dims) != n or not all(
+            isinstance(d, int) and d >= 1 for d in dims):
+        raise InvalidArgumentError(
+            f"{kind} dims must be {ndims} integer(s) >= 1 whose product is {n}, "
+            f"got {dims!r}")
+    if isinstance(wraparound, bool):
+        wraps = (wraparound,) * ndims
+    elif len(wraparound) != ndims:
+        raise InvalidArgumentError(
+            f"{kind} needs {ndims} wraparound flag(s), got {len(wraparound)}")
+    else:
+        wraps = wraparound
+    ports = 2 * _NDIMS[native] if native in (TORUS2D, TORUS3D) else 2 * ndims
+    link = Link(intra_bw / ports, intra_lat)
+    return Topology(kind, dims, (link,) * ndims, overhead_s, wraparound=wraps,
+                    hardware=name)
+
+
+def _hierarchical(name: str, native: str, n: int, dims: tuple[int, ...] | None,
+                  per_node: int, intra_bw: float, intra_lat: float, inter_bw: float,
+                  inter_lat: float, efficiency: float, overhead_s: float) -> Topology:
+    if native not in NODE_KINDS:
+        raise InvalidArgumentError(
+            f"hierarchical topologies need a switch or fully-connected node fabric; "
+            f"{name}'s is {native} (use kind {native!r})")
+    if dims is None:
+        if n % per_node:
+            raise InvalidArgumentError(
+                f"{n} x {name} does not fill whole nodes: a hierarchical topology needs "
+                f"a multiple of {per_node} (chips_per_node) devices, or explicit dims "
+                "(nodes, chips_per_node)")
+        dims = (n // per_node, per_node)
+    if (len(dims) != 2 or not all(isinstance(d, int) and d >= 1 for d in dims)
+            or math.prod(dims) != n or dims[1] > per_node):
+        raise InvalidArgumentError(
+            f"hierarchical dims must be (nodes, chips_per_node) with product {n} and "
+            f"chips_per_node <= {per_node}, got {dims!r}")
+    if native == SWITCH:
+        intra = Link(intra_bw, intra_lat)
+    else:
+        intra = Link(intra_bw / max(per_node - 1, 1), intra_lat)
+    return Topology(HIERARCHICAL, dims, (Link(inter_bw, inter_lat), intra), overhead_s,
+                    in_switch_reduction_efficiency=efficiency if native == SWITCH else 0.0,
+                    node_kind=native, hardware=name)
+
+
+def _default_dims(n: int, ndims: int) -> tuple[int, ...]:
+    """The most nearly square (cubic) factorisation of n, ascending: 8 -> (2, 4) in 2-D,
+    (2, 2, 2) in 3-D; 64 -> (8, 8) / (4, 4, 4)."""
+    if ndims == 1:
+        return (n,)
+    if ndims == 2:
+        a = max(d for d in range(1, math.isqrt(n) + 1) if n % d == 0)
+        return (a, n // a)
+    best: tuple[int, ...] = (1, 1, n)
+    for a in range(1, round(n ** (1 / 3)) + 2):
+        if n % a:
+            continue
+        b, c = _default_dims(n // a, 2)
+        cand = tuple(sorted((a, b, c)))
+        if cand[2] - cand[0] < best[2] - best[0]:
+            best = cand
+    return best
+
+
+# --------------------------------------------------------------------------- placement
+
+
+@dataclass(frozen=True)
+class DimSpan:
+    """How a group lies along one topology dimension: `size` distinct coordinates
+    `stride` apart (hops between neighbouring members); `wraps` when they close a ring
+    through the wraparound link."""
+
+    dim: int
+    size: int
+    stride: int
+    wraps: bool
+
+
+@dataclass(frozen=True)
+class GroupPlacement:
+    """Where a replica group sits on a topology.
+
+    regular: the group is a full grid (a product of evenly spaced coordinates per
+        dimension; on a hierarchical topology, the same number of devices in each
+        node), so multi-dimensional algorithms apply.
+    spans: the ring/torus dimensions it spans (size > 1); one entry for a flat fabric;
+        hierarchical: (nodes, devices per node).
+    num_nodes / devices_per_node: hierarchical only (devices_per_node is the smallest
+        count when irregular); 1 / size elsewhere.
+    ring_hops: irregular ring/torus groups: the most hops between consecutive members
+        (in the given order, cyclically); 1 elsewhere.
+    """
+
+    devices: tuple[int, ...]
+    spans: tuple[DimSpan, ...]
+    regular: bool
+    num_nodes: int
+    devices_per_node: int
+    ring_hops: int
+
+    @property
+    def size(self) -> int:
+        return len(self.devices)
+
+    @property
+    def crosses_nodes(self) -> bool:
+        return self.num_nodes > 1
+
+    @property
+    def dimensions(self) -> tuple[int, ...]:
+        """Indices of the topology dimensions the group spans."""
+        return tuple(s.dim for s in self.spans if s.size > 1)
+
+
+def check_group(group: Sequence[int] | int, topology: Topology) -> tuple[int, ...]:
+    """The group as a tuple of device ids, validated against `topology`. An int n means
+    the first n devices."""
+    total = topology.num_devices
+    if isinstance(group, int) and not isinstance(group, bool):
+        if not 1 <= group <= total:
+            raise InvalidArgumentError(
+                f"group size {group} is outside 1..{total} (the topology's devices)")
+        return tuple(range(group))
+    try:
+        devices = tuple(group)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"group must be a list of device ids or a size, got {group!r}") from None
+    if not devices:
+        raise InvalidArgumentError("group is empty; give at least one device id")
+    for d in devices:
+        if not (isinstance(d, int) and not isinstance(d, bool) and 0 <= d < total):
+            raise InvalidArgumentError(
+                f"device {d!r} in group {list(devices)} is outside the topology's "
+                f"{total} devices (0..{total - 1})")
+    if len(set(devices)) != len(devices):
+        raise InvalidArgumentError(f"group {list(devices)} lists a device twice")
+    return devices
+
+
+def place_group(group: Sequence[int] | int, topology: Topology) -> GroupPlacement:
+    """Map a replica group (device ids, row-major over `topology.dims`) onto
+    `topology`."""
+    return _place(check_group(group, topology), topology)
+
+
+def coordinates(device: int, dims: Sequence[int]) -> tuple[int, ...]:
+    """Row-major coordinates of `device` on a grid of `dims`."""
+    coords = []
+    for size in reversed(dims):
+        device, c = divmod(device, size)
+        coords.append(c)
+    return tuple(reversed(coords))
+
+
+def dim_distance(a: int, b: int, size: int, wraps: bool) -> int:
+    """Hops between coordinates a and b along one dimension."""
+    d = abs(a - b)
+    return min(d, size - d) if wraps else d
+
+
+@lru_cache(maxsize=8192)
+def _place(devices: tuple[int, ...], topology: Topology) -> GroupPlacement:
+    n = len(devices)
+    if topology.kind in (SWITCH, FULLY_CONNECTED):
+        return GroupPlacement(devices, (DimSpan(0, n, 1, False),), True, 1, n, 1)
+    if topology.kind == HIERARCHICAL:
+        per_node = topology.dims[1]
+        counts: dict[int, int] = {}
+        for d in devices:
+            counts[d // per_node] = counts.get(d // per_node, 0) + 1
+        q = len(counts)
+        regular = len(set(counts.values())) == 1
+        c = min(counts.values())
+        spans = (DimSpan(0, q, 1, False), DimSpan(1, c, 1, False))
+        return GroupPlacement(devices, spans, regular, q, c, 1)
+    dims, wraps = topology.dims, topology.wraparound
+    coords = [coordinates(d, dims) for d in devices]
+    spans = []
+    regular = True
+    for i, size in enumerate(dims):
+        values = sorted({c[i] for c in coords})
+        if len(values) == 1:
+            continue
+        progression = _progression(values, size, wraps[i])
+        if progression is None:
+            regular = False
+            spans.append(DimSpan(i, len(values), 1, False))
+            continue
+        k, stride = progression
+        spans.append(DimSpan(i, k, stride, wraps[i] and k * stride == size))
+    if regular and math.prod(s.size for s in spans) != n:
+        regular = False
+    hops = 1
+    if not regular:
+        hops = max(sum(dim_distance(a[i], b[i], dims[i], wraps[i]) for i in range(len(dims)))
+                   for a, b in zip(coords, coords[1:] + coords[:1]))
+    return GroupPlacement(devices, tuple(spans), regular, 1, n, max(hops, 1))
+
+
+def _progression(values: list[int], size: int, wraps: bool) -> tuple[int, int] | None:
+    """(count, smallest stride) when the sorted coordinates are evenly spaced (around
+    the ring when the dimension wraps), else None."""
+    k = len(values)
+    best: int | None = None
+    for start in (values if wraps else values[:1]):
+        shifted = sorted((v - start) % size for v in values) if wraps else \
+            [v - start for v in values]
+        stride = shifted[1]
+        if all(shifted[j] == j * stride for j in range(k)) and (best is None or stride < best):
+            best = stride
+    return None if best is None else (k, best)
