@@ -27,12 +27,17 @@ demo: $(STAMP)
 		--hardware H100-SXM,A100-SXM-80GB,TPU-v5e --top 5
 	$(BIN)/stablecost predict examples/programs/mlp_train_step.mlir \
 		--hardware H100-SXM,L4,TPU-v4 --top 5
+	$(BIN)/stablecost predict examples/programs/transformer_shard_map_8dev.mlir \
+		--hardware H100-SXM,TPU-v5e --top 5
+	$(BIN)/stablecost predict examples/programs/transformer_annotated_8dev.mlir \
+		--hardware H100-SXM,TPU-v5e --mesh data=4,model=2 --top 5
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 examples: $(STAMP)
 	$(BIN)/python examples/export_programs.py
+	$(BIN)/python examples/export_distributed.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

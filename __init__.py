@@ -6,19 +6,24 @@
     stablecost.predict(program, hardware="H100-SXM").step_time_s
 """
 
-from .errors import (DatasetError, HardwareSpecError, InvalidArgumentError, ProgramParseError,
-                     StablecostError, UnknownHardwareError, UnsupportedProgramError)
+from .errors import (DatasetError, HardwareSpecError, InvalidArgumentError, PartitionError,
+                     ProgramParseError, StablecostError, UnknownHardwareError,
+                     UnsupportedProgramError)
 from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
 from .featurize.program import FEATURIZER_VERSION, Op, Program, TensorType
 from .hardware import Hardware, get_hardware, list_hardware
-from .serve.predict import KernelRow, Prediction, predict
+from .models.communication import CollectiveRow
+from .serve.predict import (Candidate, KernelRow, Prediction, ProgramCache, cached_analysis,
+                            predict, predict_many)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Analysis", "DatasetError", "FEATURIZER_VERSION", "Hardware", "HardwareSpecError", "InvalidArgumentError",
-    "KernelRow", "Op", "Prediction", "Program", "ProgramParseError", "StablecostError",
+    "Analysis", "Candidate", "CollectiveRow", "DatasetError", "FEATURIZER_VERSION", "Hardware",
+    "HardwareSpecError", "InvalidArgumentError", "KernelRow", "Op", "PartitionError",
+    "Prediction", "Program", "ProgramCache", "ProgramParseError", "StablecostError",
     "TensorType", "UnknownHardwareError", "UnsupportedProgramError", "analyze",
-    "get_hardware", "list_hardware", "load_program", "predict",
+    "cached_analysis", "get_hardware", "list_hardware", "load_program", "predict",
+    "predict_many",
 ]

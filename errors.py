@@ -34,3 +34,19 @@ class InvalidArgumentError(StablecostError):
 
 class DatasetError(StablecostError):
     """A measurement dataset is missing, unreadable, foreign or in use."""
+
+
+class RequestTooLargeError(StablecostError):
+    """An HTTP request body over the service's size limit."""
+
+
+class ModelError(StablecostError):
+    """A saved model is missing, unreadable or does not match this stablecost."""
+
+
+class NotFittedError(StablecostError):
+    """A learned model was used before it was fitted or loaded."""
+
+
+class PartitionError(StablecostError):
+    """XLA's SPMD partitioner could not split a program over the requested mesh."""

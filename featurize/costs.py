@@ -43,6 +43,7 @@ METADATA_OPS = frozenset({
     "optimization_barrier", "sdy.sharding_constraint", "sdy.propagation_barrier",
     "create_token", "after_all", "partition_id", "replica_id", "get_dimension_size",
     "dynamic_reshape", "chlo.constant", "chlo.constant_like", "sdy.reshard",
+    "mhlo.bitcast",
 })
 # custom_call targets that are annotations, not kernels.
 METADATA_CUSTOM_CALLS = frozenset({
@@ -76,7 +77,7 @@ ELEMENTWISE_OPS = frozenset({
 # Ops that move data: they read their operands and write their results.
 MOVEMENT_OPS = frozenset({
     "broadcast_in_dim", "broadcast", "transpose", "pad", "concatenate", "reverse", "copy",
-    "iota", "dynamic_iota", "dynamic_broadcast_in_dim", "dynamic_pad",
+    "iota", "dynamic_iota", "dynamic_broadcast_in_dim", "dynamic_pad", "mhlo.copy",
 })
 
 COLLECTIVE_OPS = frozenset({

@@ -11,16 +11,21 @@ program ops: they are summarized into the owning op's `body_flops`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..dtypes import bits_per_element
 from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
 from .attributes import decode_attributes, scalar_constant
 from .mlir import BYTECODE_MAGIC, bindings, parse_module
+from .partition import (Mesh, abstract_lowering, mesh_size, mesh_text, module_bytecode,
+                        module_meshes, needs_partitioning, parse_mesh, remesh)
+from .partition import partition as run_partitioner
 from .program import Loop, Op, Program, TensorType, short_location
 
 # Ops whose regions are scalar computations applied per element or per window.
@@ -35,13 +40,14 @@ _KNOWN = frozenset(f"stablehlo.{n}" for n in (
     "convolution", "exponential", "log", "tanh", "rsqrt", "sqrt", "slice", "concatenate",
     "pad", "iota", "constant", "gather", "dynamic_slice", "dynamic_update_slice", "and",
     "or", "not", "power", "logistic", "clamp", "reverse", "bitcast_convert"))
-_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return"})
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return"})
 _TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
                          "cbrt", "sine", "cosine", "tan", "atan2", "erf")
 _MIRROR = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "NE": "NE", "EQ": "EQ"}
 
 
 def load_program(source: Any, *example_args: Any, name: str | None = None,
+                 mesh: Any = None, partition: bool | None = None,
                  **example_kwargs: Any) -> Program:
     """Load a StableHLO program.
 
@@ -49,32 +55,149 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     bytecode), MLIR text, bytes (text or bytecode), a `jax.stages.Lowered`, a jitted
     or plain JAX function (then pass example arguments), an `ir.Module`, or a
     `Program` (returned as is).
+
+    `mesh` ({"data": 4, "model": 2}, "data=4,model=2", or a jax Mesh) makes it the
+    program of *one device* of that mesh:
+
+    - a program sharded by annotations (NamedSharding / Shardy `sdy.sharding`, GSPMD
+      `mhlo.sharding`, sharding constraints) is split by XLA's SPMD partitioner for the
+      mesh (see `featurize.partition`; no extra devices or XLA_FLAGS needed), and its
+      collectives appear. A module whose `sdy.mesh` has other sizes is re-meshed first
+      (same axis names); GSPMD shardings are fixed to their device count.
+    - a program with explicit collectives (shard_map, pmap) is already per-device: the
+      mesh gives its device count and layout (it must match the program's).
+    - a JAX function is lowered for the mesh without devices: under an abstract mesh of
+      that shape, so its example arguments may be `jax.ShapeDtypeStruct`s whose
+      `sharding` is a bare `PartitionSpec`, and `with_sharding_constraint(x, P(...))` /
+      `jax.shard_map` without `mesh=` work inside it.
+
+    `partition` forces (True) or skips (False) the partitioner; by default it runs when
+    the program carries sharding annotations outside shard_map bodies. Without `mesh`,
+    a program sharded by annotations is loaded as the global computation (a note says
+    so).
     """
+    mesh_t = None if mesh is None else parse_mesh(mesh)
     if isinstance(source, Program):
-        return source
+        return source if mesh_t is None else _program_on_mesh(source, mesh_t)
+    module, label = _module(source, name, example_args, example_kwargs, mesh_t)
+    return _load_module(module, label, mesh_t, partition)
+
+
+def _module(source: Any, name: str | None, example_args: tuple, example_kwargs: dict,
+            mesh: Mesh | None) -> tuple[Any, str]:
     if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
         path = Path(source)
         if not path.is_file():
             raise InvalidArgumentError(
                 f"program file not found: {str(path)!r} (give a .mlir or .mlirbc path, "
                 "MLIR text, bytes, or a JAX function)")
-        data = path.read_bytes()
-        return _from_bytes(data, name or str(path))
+        label = name or str(path)
+        return _parse_bytes(path.read_bytes(), label), label
     if isinstance(source, str):
-        return _walk(parse_module(source, name or "<string>"), name or "<string>")
+        label = name or "<string>"
+        return parse_module(source, label), label
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _from_bytes(bytes(source), name or "<bytes>")
+        label = name or "<bytes>"
+        return _parse_bytes(bytes(source), label), label
     module_type = type(source).__name__
     if module_type == "Module" and hasattr(source, "body"):
-        return _walk(source, name or "<module>")
-    lowered = _as_lowered(source, example_args, example_kwargs)
+        return source, name or "<module>"
+    lowered = _as_lowered(source, example_args, example_kwargs, mesh)
     if lowered is not None:
         text = lowered.as_text(debug_info=True)
         label = name or f"<jax {getattr(source, '__name__', type(source).__name__)}>"
-        return _walk(parse_module(text, label), label)
+        return parse_module(text, label), label
     raise InvalidArgumentError(
         f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
         "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
+
+
+def _load_module(module: Any, label: str, mesh: Mesh | None,
+                 partition: bool | None) -> Program:
+    declared = module_meshes(module)
+    if mesh is None:
+        program = _walk(module, label)
+        if declared:
+            program.mesh = declared[0]
+        if (program.num_devices > 1 or declared) and needs_partitioning(module):
+            program.sharded_module = module_bytecode(module)
+            program.notes.append(
+                "the program is sharded by annotations over "
+                f"{program.num_devices} device(s): these are the costs of the global "
+                "(unpartitioned) computation; pass mesh= (--mesh) for the per-device "
+                "program")
+        return program
+    n = mesh_size(mesh)
+    run = needs_partitioning(module) if partition is None else partition
+    if run and n == 1:   # one device: the global program is the per-device program
+        program = _walk(module, label)
+        program.mesh, program.num_partitions, program.num_replicas = mesh, 1, 1
+        return program
+    if run:
+        if declared:
+            if any(m != mesh for m in declared):   # resize a copy, never the caller's
+                module = parse_module(module_bytecode(module), label)
+                remesh(module, mesh, label)
+        else:
+            lowered_for = self_devices(module)
+            if lowered_for > 1 and lowered_for != n:
+                raise InvalidArgumentError(
+                    f"{label}: the program's GSPMD shardings are for {lowered_for} devices, "
+                    f"mesh {mesh_text(mesh)!r} has {n}; re-export it for {n} devices (only "
+                    "Shardy programs, with an sdy.mesh, can be re-meshed)")
+        per_device, device_ids = run_partitioner(module, mesh, label)
+        program = _walk(parse_module(per_device, label), label, device_ids)
+        program.num_partitions, program.num_replicas = n, 1
+        program.mesh = mesh
+        program.partitioned = True
+        program.notes.insert(0, f"per-device program of mesh {mesh_text(mesh)}, from XLA's "
+                                "SPMD partitioner")
+        return program
+    if declared and dict(declared[0]) != dict(mesh) and any(s > 1 for _, s in declared[0]):
+        raise InvalidArgumentError(
+            f"{label}: the program was lowered for mesh {mesh_text(declared[0])!r}, not "
+            f"{mesh_text(mesh)!r}; its shard_map bodies have per-device shapes, so "
+            "re-lower it for the mesh you want")
+    program = _walk(module, label)
+    return _program_on_mesh(program, mesh)
+
+
+def self_devices(module: Any) -> int:
+    """num_partitions x num_replicas declared by a module's attributes."""
+    attrs = module.operation.attributes
+    out = 1
+    for key in ("mhlo.num_partitions", "mhlo.num_replicas"):
+        if key in attrs:
+            try:
+                out *= int(attrs[key].value)
+            except (ValueError, TypeError):
+                pass
+    return out
+
+
+def _program_on_mesh(program: Program, mesh: Mesh) -> Program:
+    """The program placed on `mesh`: partitioned when it is a global program sharded by
+    annotations, else (already per-device) its device count must match."""
+    n = mesh_size(mesh)
+    if program.sharded_module is not None:
+        module = parse_module(program.sharded_module, program.source)
+        return _load_module(module, program.source, mesh, None)
+    if program.mesh and dict(program.mesh) == dict(mesh):
+        if program.mesh == mesh:
+            return program
+        return dataclasses.replace(program, mesh=mesh, _users=None)
+    devices = program.num_partitions * program.num_replicas
+    if devices > 1 and devices != n:
+        raise InvalidArgumentError(
+            f"{program.source}: the program runs on {devices} devices "
+            f"(num_partitions={program.num_partitions}, num_replicas={program.num_replicas}), "
+            f"mesh {mesh_text(mesh)!r} has {n}")
+    if program.mesh and program.partitioned:
+        raise InvalidArgumentError(
+            f"{program.source}: the program was partitioned for mesh "
+            f"{mesh_text(program.mesh)!r}; load it again with mesh {mesh_text(mesh)!r}")
+    num_partitions = program.num_partitions if devices > 1 else n
+    return dataclasses.replace(program, mesh=mesh, num_partitions=num_partitions, _users=None)
 
 
 def _looks_like_path(source: str | os.PathLike) -> bool:
@@ -83,20 +206,22 @@ def _looks_like_path(source: str | os.PathLike) -> bool:
     return "\n" not in source and "{" not in source and len(source) < 4096
 
 
-def _from_bytes(data: bytes, label: str) -> Program:
+def _parse_bytes(data: bytes, label: str) -> Any:
     if data.startswith(BYTECODE_MAGIC):
-        return _walk(parse_module(data, label), label)
+        return parse_module(data, label)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ProgramParseError(
             f"{label}: neither MLIR bytecode (no 'ML\\xefR' header) nor UTF-8 text") from None
-    return _walk(parse_module(text, label), label)
+    return parse_module(text, label)
 
 
-def _as_lowered(source: Any, args: tuple, kwargs: dict) -> Any:
+def _as_lowered(source: Any, args: tuple, kwargs: dict, mesh: Mesh | None = None) -> Any:
     if hasattr(source, "compiler_ir") and hasattr(source, "as_text"):
         return source  # jax.stages.Lowered
+    if mesh is not None and callable(source):
+        return abstract_lowering(source, args, kwargs, mesh)
     if hasattr(source, "lower") and callable(source.lower):
         return source.lower(*args, **kwargs)  # jitted function
     if callable(source):
@@ -106,21 +231,32 @@ def _as_lowered(source: Any, args: tuple, kwargs: dict) -> Any:
     return None
 
 
-def _walk(module: Any, label: str) -> Program:
-    walker = _Walker(module, label)
+def _walk(module: Any, label: str,
+          channel_device_ids: dict[int, list[int]] | None = None) -> Program:
+    walker = _Walker(module, label, channel_device_ids or {})
     return walker.run()
 
 
 class _Walker:
-    def __init__(self, module: Any, label: str) -> None:
-        self.ir, self.stablehlo, _, _ = bindings()
+    def __init__(self, module: Any, label: str,
+                 channel_device_ids: dict[int, list[int]]) -> None:
+        self.ir, self.stablehlo, _, sdy = bindings()
         self.module = module
         self.label = label
         self.functions: dict[str, Any] = {}
+        # sdy.mesh symbol -> (axes, device ids or None): for mesh-axes replica groups
+        self.meshes: dict[str, tuple[tuple[tuple[str, int], ...], list[int] | None]] = {}
+        self.channel_device_ids = channel_device_ids
         for op in module.body.operations:
             if op.operation.name == "func.func":
                 fname = op.attributes["sym_name"].value
                 self.functions[fname] = op
+            elif op.operation.name == "sdy.mesh":
+                attrs = op.operation.attributes
+                mesh = sdy.MeshAttr(attrs["mesh"])
+                axes = tuple((a.name, a.size) for a in (sdy.MeshAxisAttr(x) for x in mesh.axes))
+                ids = list(mesh.device_ids)
+                self.meshes[attrs["sym_name"].value] = (axes, ids or None)
         self.ops: list[Op] = []
         self.value_types: list[TensorType] = []
         self.producers: list[int] = []
@@ -253,6 +389,13 @@ class _Walker:
                 self._branches(op, env, count)
             elif name == "sdy.manual_computation":
                 self._manual_computation(op, env, count, block_id)
+            elif name == "mhlo.fusion":
+                # XLA's fusions (in modules converted from optimized HLO): inline the
+                # body; our own fusion pass groups kernels for the target.
+                body = op.regions[0].blocks[0]
+                for arg, value in zip(body.arguments, op.operands):
+                    env[arg] = env[value]
+                self._bind_results(op, env, self._walk_block(body, env, count, block_id))
             else:
                 self._add_op(op, name, env, count, block_id)
         return []
@@ -288,10 +431,35 @@ class _Walker:
             for region in op.regions:
                 for block in region.blocks:
                     self._walk_block(block, env, count, block_id)
+        groups = attributes.get("replica_groups")
+        if isinstance(groups, str) and "replica_group_mesh_axes" in groups:
+            attributes["replica_groups"] = self._mesh_axes_groups(groups, attributes, op, name)
         opcode = name[10:] if name.startswith("stablehlo.") else name
         self.ops.append(Op(index, opcode, tuple(value_types[v] for v in inputs),
                            tuple(result_types), inputs, tuple(outputs), attributes,
                            count, block_id, op.location))
+
+    def _mesh_axes_groups(self, text: str, attributes: dict, op: Any,
+                          name: str) -> list[list[int]]:
+        """`#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]>` as explicit
+        groups of device ids, from the module's `sdy.mesh @m`."""
+        found = _MESH_REF.search(text)
+        mesh = self.meshes.get(found.group(1)) if found else None
+        if mesh is None:
+            raise self._unsupported(op, name, f"replica groups {text} on an undeclared mesh")
+        axes, device_ids = mesh
+        channel = (attributes.get("channel_handle") or {}).get("handle")
+        if channel in self.channel_device_ids:   # XLA's device order, lost in conversion
+            device_ids = self.channel_device_ids[channel]
+        refs = []
+        sizes = dict(axes)
+        for ref in _AXIS_REF.finditer(text):
+            axis, pre, size = ref.group(1), ref.group(2), ref.group(3)
+            if axis not in sizes:
+                raise self._unsupported(op, name, f"replica groups on unknown mesh axis "
+                                                  f"{axis!r} ({text})")
+            refs.append((axis, int(pre) if pre else 1, int(size) if size else sizes[axis]))
+        return mesh_axes_groups(axes, refs, device_ids)
 
     def _summarize_body(self, op: Any) -> tuple[int, int]:
         """Scalar FLOPs and transcendentals of one application of a region."""
@@ -409,6 +577,41 @@ class _Walker:
         self.escaping.update(yields)
         for result in op.results:
             env[result] = self._new_value(self._type(result.type, op.name, op), -1)
+
+
+_MESH_REF = re.compile(r"mesh\s*=\s*@([\w.$-]+)")
+_AXIS_REF = re.compile(r'axis_ref<name\s*=\s*"([^"]+)"'
+                       r'(?:[^>]*?pre_size\s*=\s*(\d+)[^>]*?size\s*=\s*(\d+))?')
+
+
+def mesh_axes_groups(axes: Sequence[tuple[str, int]], refs: Sequence[tuple[str, int, int]],
+                     device_ids: Sequence[int] | None = None) -> list[list[int]]:
+    """Replica groups of the devices that differ only along `refs` ((axis, pre_size,
+    size): the sub-axis of `size` coordinates `pre_size` apart; a whole axis is
+    (axis, 1, its size)) on a mesh of `axes` whose positions, row-major, hold
+    `device_ids` (default: 0, 1, 2, ...)."""
+    names = [a for a, _ in axes]
+    sizes = [s for _, s in axes]
+    total = math.prod(sizes)
+    ids = [int(d) for d in device_ids] if device_ids is not None else list(range(total))
+    groups: dict[tuple, list[tuple[tuple, int]]] = {}
+    for position in range(total):
+        coords = []
+        rest = position
+        for size in reversed(sizes):
+            rest, c = divmod(rest, size)
+            coords.append(c)
+        coords.reverse()
+        fixed = list(coords)
+        varying = []
+        for axis, pre, size in refs:
+            i = names.index(axis)
+            part = (coords[i] // pre) % size
+            varying.append(part)
+            fixed[i] -= part * pre
+        key = tuple(fixed)
+        groups.setdefault(key, []).append((tuple(varying), ids[position]))
+    return [[d for _, d in sorted(members)] for _, members in sorted(groups.items())]
 
 
 def _trip(start: int, bound: int, step: int, direction: str) -> int | None:

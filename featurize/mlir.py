@@ -9,6 +9,8 @@ is built from; if a future jaxlib moves it, the jax route is used instead.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import Any
 
@@ -19,6 +21,11 @@ _local = threading.local()
 
 def bindings():
     """(ir, stablehlo, chlo, sdy) modules, imported on first use."""
+    if "jaxlib.mlir.ir" not in sys.modules:
+        # XLA's C++ logging reads this when jaxlib loads: without it, the private CPU
+        # client of the partitioner (featurize.partition) prints INFO lines to stderr.
+        # A value the user set wins.
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     from jaxlib.mlir import ir
     from jaxlib.mlir.dialects import chlo, sdy, stablehlo
 
@@ -71,7 +78,22 @@ def parse_module(source: str | bytes, source_name: str = "<string>") -> Any:
         with ctx:
             return ir.Module.parse(source)
     except ir.MLIRError as exc:
+        if "dialect 'mhlo' is unknown" in str(exc) and not getattr(_local, "mhlo", False):
+            enable_mhlo()   # modules converted from XLA's HLO may hold mhlo ops
+            return parse_module(source, source_name)
         raise _parse_error(exc, source, source_name) from None
+
+
+def enable_mhlo() -> None:
+    """Register the `mhlo` dialect in this thread's context (on demand: importing it
+    costs a few hundred ms, and only modules converted from XLA's HLO use it)."""
+    if getattr(_local, "mhlo", False):
+        return
+    from jaxlib.mlir.dialects import mhlo
+
+    ctx = context()
+    mhlo.register_mhlo_dialect(ctx)
+    _local.mhlo = True
 
 
 def _parse_error(exc, source: str | bytes, source_name: str) -> Exception:

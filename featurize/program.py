@@ -95,6 +95,14 @@ class Program:
     num_replicas: int = 1
     source: str = "<program>"
     notes: list[str] = field(default_factory=list)
+    # ((axis, size), ...): the mesh the program runs on (given to `load_program`, or
+    # declared by the module's `sdy.mesh`); () when unknown.
+    mesh: tuple[tuple[str, int], ...] = ()
+    # Whether XLA's SPMD partitioner produced this per-device program.
+    partitioned: bool = False
+    # A global program sharded by annotations keeps its module (bytecode) so that a
+    # mesh given later (`load_program(program, mesh=...)`) can still partition it.
+    sharded_module: bytes | None = field(default=None, repr=False)
     _users: list[list[int]] | None = field(default=None, repr=False)
 
     @property
@@ -107,6 +115,12 @@ class Program:
                     users[v].append(op.index)
             self._users = users
         return self._users
+
+    @property
+    def num_devices(self) -> int:
+        """Devices the program runs on: replicas x partitions, or the mesh's size."""
+        return max(self.num_partitions * self.num_replicas,
+                   math.prod(size for _, size in self.mesh) if self.mesh else 1)
 
     def edges(self) -> list[tuple[int, int]]:
         """Def-use edges (producer op index, consumer op index), one per operand."""

@@ -1,9 +1,12 @@
 """The `stablecost` command line.
 
-    stablecost analyze PROGRAM [--json]
+    stablecost analyze PROGRAM [--json] [--mesh data=4,model=2]
     stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity roofline] [--json] [--top N]
+                       [--mesh data=4,model=2] [--topology switch|torus2d:2x4|...] [--no-overlap]
     stablecost hardware list | show NAME | calibrate [--quick]
     stablecost collect | dataset | import ...   (see serve/cli_data.py)
+    stablecost serve [--host H] [--port P] ...   (see serve/cli_serve.py)
+    stablecost train xgboost|gnn | evaluate ... (see serve/cli_train.py)
 
 PROGRAM is a .mlir / .mlirbc path or `-` for stdin. User errors print one line and
 exit with code 2.
@@ -17,7 +20,7 @@ import sys
 from typing import Any, Sequence
 
 from ..errors import StablecostError
-from . import cli_data
+from . import cli_data, cli_serve, cli_train
 
 EXIT_USER_ERROR = 2
 
@@ -35,6 +38,8 @@ def _build_parser() -> argparse.ArgumentParser:
     analyze = sub.add_parser("analyze", help="FLOPs, bytes and per-opcode statistics")
     analyze.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
     analyze.add_argument("--json", action="store_true", help="machine-readable output")
+    analyze.add_argument("--mesh", default=None,
+                         help="device mesh AXIS=SIZE,...: analyze one device's program")
 
     predict = sub.add_parser("predict", help="predicted step time with per-kernel breakdown")
     predict.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
@@ -44,6 +49,15 @@ def _build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--json", action="store_true", help="machine-readable output")
     predict.add_argument("--top", type=int, default=10,
                          help="kernels shown in the breakdown (default 10; 0 = all)")
+    predict.add_argument("--mesh", default=None,
+                         help="device mesh AXIS=SIZE,... (e.g. data=4,model=2): partitions a "
+                              "program sharded by annotations, places a shard_map program")
+    predict.add_argument("--topology", default=None,
+                         help="interconnect: switch, fully_connected, ring, torus2d, torus3d, "
+                              "hierarchical, optionally :DIMS (e.g. torus2d:2x4); default: "
+                              "the chip's own fabric")
+    predict.add_argument("--no-overlap", action="store_true",
+                         help="run communication and compute back to back")
 
     hardware = sub.add_parser("hardware", help="the hardware catalog")
     hsub = hardware.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -56,6 +70,8 @@ def _build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--quick", action="store_true",
                            help="smaller problems: seconds, less accurate")
     cli_data.add_parsers(sub, _Parser)
+    cli_serve.add_parsers(sub, _Parser)
+    cli_train.add_parsers(sub, _Parser)
     return parser
 
 
@@ -68,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _predict(args)
         if args.command == "hardware":
             return _hardware(args)
+        if args.command == "serve":
+            return cli_serve.run(args)
+        if args.command in ("train", "evaluate"):
+            return cli_train.run(args)
         return cli_data.run(args)
     except StablecostError as exc:
         sys.stderr.write(f"stablecost: error: {exc}\n")
@@ -79,11 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _load(arg: str):
+def _load(arg: str, mesh=None):
     from ..featurize.ingest import load_program, read_source_arg
 
     data, label = read_source_arg(arg)
-    return load_program(data, name=label)
+    return load_program(data, name=label, mesh=mesh)
 
 
 def _console():
@@ -98,7 +118,10 @@ def _console():
 def _analyze(args: argparse.Namespace) -> int:
     from ..featurize.analysis import analyze
 
-    analysis = analyze(_load(args.program))
+    from ..featurize.partition import parse_mesh
+
+    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+    analysis = analyze(_load(args.program, mesh))
     if args.json:
         _print_json(analysis.to_dict())
         return 0
@@ -130,14 +153,21 @@ def _predict(args: argparse.Namespace) -> int:
     from ..hardware import get_hardware
     from .predict import predict
 
+    from ..featurize.partition import parse_mesh
+    from ..models.communication import parse_topology_spec
+
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]
     if not names:
         raise_invalid("--hardware needs at least one name")
     chips = [get_hardware(n) for n in names]  # fail on a bad name before parsing
     if args.top < 0:
         raise_invalid(f"--top must be >= 0, got {args.top}")
-    analysis = analyze(_load(args.program))
-    predictions = [predict(analysis, hw, fidelity=args.fidelity) for hw in chips]
+    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+    if args.topology is not None:   # check the spelling before the (slow) parse
+        parse_topology_spec(args.topology)
+    analysis = analyze(_load(args.program, mesh))
+    predictions = [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
+                           overlap=not args.no_overlap) for hw in chips]
     if args.json:
         dicts = [p.to_dict() for p in predictions]
         _print_json(dicts[0] if len(dicts) == 1 else dicts)
@@ -149,11 +179,14 @@ def _predict(args: argparse.Namespace) -> int:
         from rich.table import Table
 
         table = Table(title=f"{predictions[0].program}: predicted step time")
-        for col in ("hardware", "step time", "compute", "communication", "launch overhead"):
-            table.add_column(col, justify="left" if col == "hardware" else "right")
+        for col in ("hardware", "topology", "step time", "compute", "communication",
+                    "exposed comm", "launch overhead"):
+            table.add_column(col, justify="left" if col in ("hardware", "topology")
+                             else "right")
         for p in predictions:
-            table.add_row(p.hardware, _seconds(p.step_time_s), _seconds(p.compute_s),
-                          _seconds(p.communication_s), _seconds(p.overhead_s))
+            table.add_row(p.hardware, p.topology or "-", _seconds(p.step_time_s),
+                          _seconds(p.compute_s), _seconds(p.communication_s),
+                          _seconds(p.exposed_communication_s), _seconds(p.overhead_s))
         console.print(table)
     return 0
 
@@ -161,11 +194,17 @@ def _predict(args: argparse.Namespace) -> int:
 def _print_prediction(console, p, top: int) -> None:
     from rich.table import Table
 
-    console.print(f"\n[bold]{p.program}[/] on [bold]{p.hardware}[/] ({p.fidelity}): "
+    system = p.hardware
+    if p.num_devices > 1:
+        mesh = ",".join(f"{k}={v}" for k, v in p.mesh.items()) if p.mesh else ""
+        system = f"{p.num_devices} x {p.hardware}" + (f", mesh {mesh}" if mesh else "") + \
+            (f", {p.topology}" if p.topology else "")
+    console.print(f"\n[bold]{p.program}[/] on [bold]{system}[/] ({p.fidelity}): "
                   f"step time [bold]{_seconds(p.step_time_s)}[/] "
-                  f"(compute {_seconds(p.compute_s)}, communication "
-                  f"{_seconds(p.communication_s)}, of which launch overhead "
-                  f"{_seconds(p.overhead_s)}); {len(p.kernels)} kernels")
+                  f"(compute {_seconds(p.compute_s)}, of which launch overhead "
+                  f"{_seconds(p.overhead_s)}; communication {_seconds(p.communication_s)}, "
+                  f"exposed [bold]{_seconds(p.exposed_communication_s)}[/]"
+                  f"{'' if p.overlap else ', no overlap'}); {len(p.kernels)} kernels")
     ranked = sorted(p.kernels, key=lambda k: -k.total_time_s)
     shown = ranked if top == 0 else ranked[:top]
     table = Table(title=f"top {len(shown)} kernels by time" if top else "all kernels")
@@ -180,7 +219,31 @@ def _print_prediction(console, p, top: int) -> None:
                       f"{k.count:g}", _si(k.flops), _si(k.bytes_accessed) + "B",
                       _seconds(k.total_time_s), f"{share:.1%}", k.bound, _where(k.location))
     console.print(table)
+    if p.collectives:
+        ctable = Table(title=f"{len(p.collectives)} collectives (time per execution)")
+        for col in ("#", "kind", "bytes", "group", "algorithm", "count", "time", "total",
+                    "source"):
+            ctable.add_column(col, justify="right" if col in (
+                "#", "bytes", "count", "time", "total") else "left")
+        for c in p.collectives:
+            ctable.add_row(str(c.kernel), c.kind, _si(c.bytes_per_device) + "B",
+                           _group(c), c.algorithm, f"{c.count:g}", _seconds(c.time_s),
+                           _seconds(c.total_time_s), _where(c.location))
+        console.print(ctable)
+    if p.critical_path:
+        comm = sum(1 for i in p.critical_path if p.kernels[i].bound == "communication")
+        console.print(f"critical path: {len(p.critical_path)} kernels, {comm} of them "
+                      "collectives")
     _print_notes(console, p.to_dict())
+
+
+def _group(c) -> str:
+    """'4 x [0,2,4,6]' for 2 groups of 4, '8 pairs [0..7]' for a permute."""
+    devices = list(c.group)
+    shown = ",".join(str(d) for d in devices[:8]) + ("…" if len(devices) > 8 else "")
+    if c.kind == "collective_permute":
+        return f"{c.groups} pairs over [{shown}]"
+    return f"{c.group_size} dev [{shown}]" + (f" x{c.groups}" if c.groups > 1 else "")
 
 
 def _hardware(args: argparse.Namespace) -> int:

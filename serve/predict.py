@@ -1,23 +1,50 @@
-"""`predict`: one step's time on a chip, with the per-kernel breakdown behind it."""
+"""`predict` / `predict_many`: one step's time on a system (chips, mesh, topology), with
+the per-kernel and per-collective breakdown behind it.
+
+A step is the per-device program's kernels scheduled on a compute and a communication
+stream (`models.schedule`): compute kernels are priced by the roofline, collectives by
+the alpha-beta models of `models.collectives` on the topology, and async collectives
+overlap with the compute that does not need their results.
+
+Both functions are pure (same inputs, same prediction) and thread-safe. Parsed programs
+and their analyses are memoized in a bounded LRU keyed by content (sha256 of the text or
+bytes; of the StableHLO text for JAX objects; identity for `Program` / `Analysis`
+objects) and mesh, together with what repeated predictions reuse: per hardware the
+roofline rows of the compute kernels, per (hardware, topology, overlap) the schedule.
+Re-predicting a cached program on another system therefore costs a lookup, the
+collectives' alpha-beta prices and one list schedule.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, StablecostError
 from ..featurize.analysis import Analysis, analyze
+from ..featurize.fusion import COLLECTIVE
+from ..featurize.partition import Mesh, parse_mesh
+from ..featurize.program import FEATURIZER_VERSION, Program
 from ..hardware import Hardware, get_hardware
+from ..models.communication import CollectiveRow, devices_used, parse_topology, \
+    price_collectives
 from ..models.roofline import kernel_times
+from ..models.schedule import Schedule, kernel_graph, list_schedule
+from ..models.topology import Topology
 
 FIDELITIES = ("roofline",)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class KernelRow:
     index: int
     kind: str
-    ops: list[str]              # opcodes of the member ops, root first
+    ops: tuple[str, ...]        # opcodes of the member ops, root first
     location: str               # source location of the root op
     count: float                # executions per step
     flops: float                # per execution
@@ -26,19 +53,27 @@ class KernelRow:
     total_time_s: float         # time_s x count
     compute_s: float
     memory_s: float
-    bound: str
+    bound: str                  # compute | memory | overhead | communication | unpriced
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
+        out = {name: getattr(self, name) for name in self.__slots__}
+        out["ops"] = list(self.ops)
+        return out
 
 
 @dataclass(slots=True)
 class Prediction:
-    """How long one step takes on `hardware`, and why.
+    """How long one step takes on a system, and why.
 
-    `step_time_s = compute_s + communication_s`. Communication is not modeled yet
-    (the distributed layer will add it): `communication_s` is 0 and a note says so
-    whenever the program has collectives.
+    step_time_s: the two-stream schedule's makespan (`compute_s + communication_s` when
+        `overlap` is False). compute_s: every compute kernel back to back (launch
+        overhead included, `overhead_s` of it). communication_s: every collective back
+        to back. exposed_communication_s: `step_time_s - compute_s`, the communication
+        no compute hides.
+    collectives: one row per collective kernel (kind, bytes, group, algorithm, time).
+    critical_path: kernel indices of the chain that sets the step time, in time order.
+    mesh: {axis: size} the program runs on (None: single device or unknown);
+    topology: the interconnect it is priced on (`Topology.describe()`), "" for none.
     """
 
     program: str
@@ -52,6 +87,13 @@ class Prediction:
     bytes_accessed: float
     kernels: list[KernelRow]
     notes: list[str] = field(default_factory=list)
+    exposed_communication_s: float = 0.0
+    collectives: list[CollectiveRow] = field(default_factory=list)
+    critical_path: list[int] = field(default_factory=list)
+    mesh: dict[str, int] | None = None
+    topology: str = ""
+    num_devices: int = 1
+    overlap: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,45 +103,379 @@ class Prediction:
             "step_time_s": self.step_time_s,
             "compute_s": self.compute_s,
             "communication_s": self.communication_s,
+            "exposed_communication_s": self.exposed_communication_s,
             "overhead_s": self.overhead_s,
             "flops": self.flops,
             "bytes_accessed": self.bytes_accessed,
+            "mesh": dict(self.mesh) if self.mesh is not None else None,
+            "num_devices": self.num_devices,
+            "topology": self.topology,
+            "overlap": self.overlap,
             "kernels": [k.to_dict() for k in self.kernels],
+            "collectives": [c.to_dict() for c in self.collectives],
+            "critical_path": list(self.critical_path),
             "notes": list(self.notes),
         }
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One system to predict a program on (see `predict_many`). `args` / `kwargs` are
+    example arguments when `program` is a JAX function."""
+
+    program: Any
+    hardware: str | Hardware | None = None
+    mesh: Any = None
+    topology: str | Topology | None = None
+    fidelity: str | None = None
+    overlap: bool | None = None
+    args: tuple = ()
+    kwargs: Mapping[str, Any] | None = None
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+class _Prepared:
+    """One loaded program and what predictions of it reuse. Immutable once built, except
+    the memo dicts (filled idempotently: a race computes a value twice, never wrongly)."""
+
+    _MEMO_LIMIT = 512
+
+    def __init__(self, analysis: Analysis, anchor: Any = None) -> None:
+        self.anchor = anchor            # keeps an identity-keyed source alive
+        self.analysis = analysis
+        program = analysis.program
+        kernels = analysis.kernels
+        self.dependencies, self.order = kernel_graph(program, kernels)
+        self.is_collective = [k.kind == COLLECTIVE for k in kernels]
+        self.has_collectives = any(self.is_collective)
+        self.devices = devices_used(program)
+        self.mesh = dict(program.mesh) if program.mesh else None
+        self.by_hardware: dict[Any, tuple] = {}
+        self.by_topology: dict[Any, tuple] = {}
+        self.results: dict[Any, tuple] = {}
+
+    # rows of every kernel on one chip at one fidelity (collective rows: placeholders)
+    def hardware_rows(self, hw: Hardware, hw_key: Any, fidelity: str) -> tuple:
+        key = (hw_key, fidelity)
+        cached = self.by_hardware.get(key)
+        if cached is not None:
+            return cached
+        analysis = self.analysis
+        prog = analysis.program
+        times = kernel_times(analysis.kernels, prog, hw)   # the roofline: FIDELITIES
+        rows: list[KernelRow] = []
+        durations: list[float] = []
+        overhead_s = 0.0
+        for kernel, t in zip(analysis.kernels, times):
+            root = prog.ops[kernel.root]
+            total = t.time_s * kernel.count
+            overhead_s += t.overhead_s * kernel.count
+            durations.append(total)
+            rows.append(KernelRow(
+                kernel.index, kernel.kind, tuple(prog.ops[i].opcode for i in kernel.ops),
+                root.location, kernel.count, kernel.flops, kernel.bytes_accessed,
+                t.time_s, total, t.compute_s, t.memory_s, t.bound))
+        value = (hw, rows, durations, overhead_s)
+        _bounded_set(self.by_hardware, key, value, self._MEMO_LIMIT)
+        return value
+
+    def collective_rows(self, topology: Topology | None) -> tuple[list[CollectiveRow], list[str]]:
+        cached = self.by_topology.get(topology)
+        if cached is not None:
+            return cached
+        if topology is None:
+            value: tuple = ([], [])
+        else:
+            value = price_collectives(self.analysis.kernels, self.analysis.program, topology)
+        _bounded_set(self.by_topology, topology, value, self._MEMO_LIMIT)
+        return value
+
+
+def _bounded_set(memo: dict, key: Any, value: Any, limit: int) -> None:
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+
+
+class ProgramCache:
+    """A bounded, thread-safe LRU of prepared programs keyed by content and mesh."""
+
+    def __init__(self, maxsize: int = 64) -> None:
+        if maxsize < 1:
+            raise InvalidArgumentError(f"cache maxsize must be >= 1, got {maxsize}")
+        self.maxsize = maxsize
+        self._entries: OrderedDict[Any, _Prepared] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        # id(str / bytes object) -> (object, digest): rehashing the same text object
+        # on every prediction would cost more than the prediction itself
+        self._digests: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+
+    def info(self) -> dict[str, int]:
+        with self._lock:
+            return {"hits": self.hits, "misses": self.misses, "size": len(self._entries),
+                    "maxsize": self.maxsize}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._digests.clear()
+            self.hits = self.misses = 0
+
+    def prepared(self, program: Any, mesh: Any = None, args: Sequence[Any] = (),
+                 kwargs: Mapping[str, Any] | None = None) -> _Prepared:
+        mesh_t = None if mesh is None else parse_mesh(mesh)
+        key, load, anchor = self._key(program, mesh_t, tuple(args), dict(kwargs or {}))
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry
+            self.misses += 1
+        entry = _Prepared(load(), anchor)      # outside the lock: parsing takes a while
+        with self._lock:
+            existing = self._entries.get(key)
+            if existing is not None:          # another thread got there first
+                return existing
+            self._entries[key] = entry
+            while len(self._entries) > self.maxsize:
+                self._entries.popitem(last=False)
+        return entry
+
+    def _digest(self, obj: str | bytes) -> str:
+        with self._lock:
+            found = self._digests.get(id(obj))
+            if found is not None and found[0] is obj:
+                return found[1]
+        data = obj.encode("utf-8") if isinstance(obj, str) else bytes(obj)
+        digest = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            self._digests[id(obj)] = (obj, digest)
+            while len(self._digests) > 4 * self.maxsize:
+                self._digests.popitem(last=False)
+        return digest
+
+    def _key(self, program: Any, mesh: Mesh | None, args: tuple,
+             kwargs: dict) -> tuple[Any, Any, Any]:
+        from ..featurize.ingest import _looks_like_path, load_program
+
+        version = FEATURIZER_VERSION
+        if isinstance(program, (Analysis, Program)):
+            def load_obj() -> Analysis:
+                base = program.program if isinstance(program, Analysis) else program
+                if isinstance(program, Analysis) and (mesh is None or (
+                        base.mesh == mesh and base.sharded_module is None)):
+                    return program
+                return analyze(load_program(base, mesh=mesh))
+            return ("object", id(program), mesh, version), load_obj, program
+        if isinstance(program, (str, os.PathLike)) and _looks_like_path(program):
+            path = Path(program)
+            if not path.is_file():
+                raise InvalidArgumentError(
+                    f"program file not found: {str(path)!r} (give a .mlir or .mlirbc path, "
+                    "MLIR text, bytes, or a JAX function)")
+            data = path.read_bytes()
+            label = str(program)
+            return (("file", label, hashlib.sha256(data).hexdigest(), mesh, version),
+                    lambda: analyze(load_program(data, name=label, mesh=mesh)), None)
+        if isinstance(program, (str, bytes)):
+            return (("content", self._digest(program), mesh, version),
+                    lambda: analyze(load_program(program, mesh=mesh)), None)
+        if isinstance(program, (bytearray, memoryview)):
+            data = bytes(program)
+            return (("content", hashlib.sha256(data).hexdigest(), mesh, version),
+                    lambda: analyze(load_program(data, mesh=mesh)), None)
+        # JAX objects: key by their StableHLO text
+        from ..featurize.ingest import _as_lowered
+
+        lowered = _as_lowered(program, args, kwargs, mesh)
+        if lowered is None:
+            raise InvalidArgumentError(
+                f"cannot predict a program from {type(program).__name__}: give a path, MLIR "
+                "text, bytes, a Program or Analysis, a jax.stages.Lowered, or a JAX function "
+                "with example arguments")
+        text = lowered.as_text(debug_info=True)
+        label = f"<jax {getattr(program, '__name__', type(program).__name__)}>"
+        return (("content", hashlib.sha256(text.encode("utf-8")).hexdigest(), mesh, version),
+                lambda: analyze(load_program(text, name=label, mesh=mesh)), None)
+
+
+_CACHE = ProgramCache()
+
+
+def default_cache() -> ProgramCache:
+    """The process-wide cache `predict` and `predict_many` use by default."""
+    return _CACHE
+
+
+def cached_analysis(program: Any, mesh: Any = None, *, cache: ProgramCache | None = None,
+                    args: Sequence[Any] = (), kwargs: Mapping[str, Any] | None = None
+                    ) -> Analysis:
+    """The (memoized) analysis of `program` on `mesh`: the same object for the same
+    content while it stays in the cache."""
+    return (cache or _CACHE).prepared(program, mesh, args, kwargs).analysis
+
+
+# --------------------------------------------------------------------------- predicting
+
+_hw_keys: dict[int, tuple[Hardware, Any]] = {}
+_hw_lock = threading.Lock()
+
+
+def _hardware_key(hw: Hardware) -> Any:
+    """A hashable identity of a chip's data (Hardware holds dicts, so it is unhashable)."""
+    found = _hw_keys.get(id(hw))
+    if found is not None and found[0] is hw:
+        return found[1]
+    key = (hw.name, repr(sorted((k, repr(v)) for k, v in hw.to_dict().items())))
+    with _hw_lock:
+        if len(_hw_keys) > 256:
+            _hw_keys.clear()
+        _hw_keys[id(hw)] = (hw, key)
+    return key
+
+
 def predict(program: Any, hardware: str | Hardware = "H100-SXM",
-            fidelity: str = "roofline") -> Prediction:
-    """Predict one step of `program` (anything `load_program` accepts, or an
-    `Analysis`) on `hardware` (a catalog name or alias, or a `Hardware`)."""
+            fidelity: str = "roofline", *, mesh: Any = None,
+            topology: str | Topology | None = None, overlap: bool = True,
+            cache: ProgramCache | None = None) -> Prediction:
+    """Predict one step of `program` on `hardware`.
+
+    program: anything `load_program` accepts (a JAX function needs `load_program` or
+        `predict_many` for its example arguments), a `Program`, or an `Analysis`.
+    hardware: a catalog name or alias, or a `Hardware`.
+    mesh: {axis: size} ("data=4,model=2"): partition an annotated program for that mesh,
+        or place a shard_map/pmap program on it (see `load_program`).
+    topology: None (the chip's default fabric for the program's devices), a kind name
+        with optional dims ("torus2d:2x4", see `models.communication.parse_topology`),
+        or a `Topology`.
+    overlap: False runs communication and compute back to back (no overlap).
+    """
     if fidelity not in FIDELITIES:
         raise InvalidArgumentError(
             f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
     hw = get_hardware(hardware)
-    analysis = program if isinstance(program, Analysis) else analyze(program)
-    prog = analysis.program
-    times = kernel_times(analysis.kernels, prog, hw)
-    rows: list[KernelRow] = []
-    compute_s = overhead_s = 0.0
-    collectives = 0
-    for kernel, t in zip(analysis.kernels, times):
-        root = prog.ops[kernel.root]
-        total = t.time_s * kernel.count
-        compute_s += total
-        overhead_s += t.overhead_s * kernel.count
-        if t.bound == "communication":
-            collectives += 1
-        rows.append(KernelRow(
-            kernel.index, kernel.kind, [prog.ops[i].opcode for i in kernel.ops],
-            root.location, kernel.count, kernel.flops, kernel.bytes_accessed,
-            t.time_s, total, t.compute_s, t.memory_s, t.bound))
-    notes = list(analysis.notes)
-    if collectives:
-        notes.append(f"{collectives} collective kernel(s) are not priced: communication is "
-                      "not modeled yet, communication_s is 0")
+    entry = (cache or _CACHE).prepared(program, mesh)
+    return _predict(entry, hw, fidelity, topology, bool(overlap))
+
+
+def _predict(entry: _Prepared, hw: Hardware, fidelity: str,
+             topology_spec: str | Topology | None, overlap: bool) -> Prediction:
+    hw_key = _hardware_key(hw)
+    topology, topology_note = _topology(entry, hw, topology_spec)
+    key = (hw_key, fidelity, topology, overlap)
+    result = entry.results.get(key)
+    if result is None:
+        result = _compute(entry, hw, hw_key, fidelity, topology, topology_note, overlap)
+        _bounded_set(entry.results, key, result, _Prepared._MEMO_LIMIT)
+    rows, collectives, schedule, overhead_s, notes = result
+    analysis = entry.analysis
     return Prediction(
-        program=prog.source, hardware=hw.name, fidelity=fidelity,
-        step_time_s=compute_s, compute_s=compute_s, communication_s=0.0,
-        overhead_s=overhead_s, flops=analysis.flops,
-        bytes_accessed=analysis.fused_bytes_accessed, kernels=rows, notes=notes)
+        program=analysis.program.source, hardware=hw.name, fidelity=fidelity,
+        step_time_s=schedule.step_time_s, compute_s=schedule.compute_s,
+        communication_s=schedule.communication_s, overhead_s=overhead_s,
+        flops=analysis.flops, bytes_accessed=analysis.fused_bytes_accessed,
+        kernels=list(rows), notes=list(notes),
+        exposed_communication_s=schedule.exposed_communication_s,
+        collectives=list(collectives), critical_path=list(schedule.critical_path),
+        mesh=dict(entry.mesh) if entry.mesh else None,
+        topology=topology.describe() if topology is not None else "",
+        num_devices=entry.devices, overlap=overlap)
+
+
+def _topology(entry: _Prepared, hw: Hardware, spec: str | Topology | None
+              ) -> tuple[Topology | None, str | None]:
+    if spec is None and entry.devices <= 1:
+        return None, None
+    try:
+        return parse_topology(spec, hw, entry.devices), None
+    except InvalidArgumentError as exc:
+        if spec is not None:
+            raise
+        if not entry.has_collectives:
+            return None, None
+        return None, f"communication is not priced: {exc}"
+
+
+def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
+             topology: Topology | None, topology_note: str | None, overlap: bool) -> tuple:
+    _, rows, durations, overhead_s = entry.hardware_rows(hw, hw_key, fidelity)
+    notes = list(entry.analysis.notes)
+    collectives: list[CollectiveRow] = []
+    if entry.has_collectives:
+        if topology_note:
+            notes.append(topology_note)
+        collectives, comm_notes = entry.collective_rows(topology)
+        notes.extend(comm_notes)
+        if collectives:
+            rows = list(rows)
+            durations = list(durations)
+            for c in collectives:
+                k = c.kernel
+                old = rows[k]
+                rows[k] = KernelRow(old.index, old.kind, old.ops, old.location, old.count,
+                                    old.flops, old.bytes_accessed, c.time_s,
+                                    c.total_time_s, 0.0, 0.0, "communication")
+                durations[k] = c.total_time_s
+    schedule: Schedule = list_schedule(durations, entry.is_collective, entry.dependencies,
+                                       entry.order, overlap)
+    return rows, collectives, schedule, overhead_s, notes
+
+
+def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[Any]], *,
+                 hardware: str | Hardware = "H100-SXM", fidelity: str = "roofline",
+                 mesh: Any = None, topology: str | Topology | None = None,
+                 overlap: bool = True, errors: str = "raise",
+                 cache: ProgramCache | None = None) -> list[Any]:
+    """Predict many candidates (a tuner's inner loop), reusing parsed programs.
+
+    Each candidate is a `Candidate`, a mapping with its field names, or a tuple
+    (program, hardware[, mesh[, topology[, fidelity]]]); a field left out (or None)
+    takes the keyword default. errors="raise" stops at the first `StablecostError`;
+    errors="return" puts the error in that candidate's place and goes on.
+    Returns the predictions in candidate order.
+    """
+    if errors not in ("raise", "return"):
+        raise InvalidArgumentError(f"errors must be 'raise' or 'return', got {errors!r}")
+    cache = cache or _CACHE
+    out: list[Any] = []
+    for item in candidates:
+        try:
+            c = _candidate(item)
+            fid = c.fidelity or fidelity
+            if fid not in FIDELITIES:
+                raise InvalidArgumentError(
+                    f"unknown fidelity {fid!r}; allowed: {', '.join(FIDELITIES)}")
+            hw = get_hardware(c.hardware if c.hardware is not None else hardware)
+            entry = cache.prepared(c.program, c.mesh if c.mesh is not None else mesh,
+                                   c.args, c.kwargs)
+            out.append(_predict(entry, hw, fid,
+                                c.topology if c.topology is not None else topology,
+                                bool(c.overlap if c.overlap is not None else overlap)))
+        except StablecostError as exc:
+            if errors == "raise":
+                raise
+            out.append(exc)
+    return out
+
+
+def _candidate(item: Any) -> Candidate:
+    if isinstance(item, Candidate):
+        return item
+    if isinstance(item, Mapping):
+        unknown = set(item) - set(Candidate.__dataclass_fields__)
+        if unknown or "program" not in item:
+            raise InvalidArgumentError(
+                f"candidate keys {sorted(item)} must include 'program' and only "
+                f"{sorted(Candidate.__dataclass_fields__)}")
+        return Candidate(**item)
+    if isinstance(item, (tuple, list)) and 1 <= len(item) <= 5:
+        names = ("program", "hardware", "mesh", "topology", "fidelity")
+        return Candidate(**dict(zip(names, item)))
+    raise InvalidArgumentError(
+        f"a candidate is a Candidate, a mapping or a tuple (program, hardware[, mesh[, "
+        f"topology[, fidelity]]]), got {type(item).__name__}")
