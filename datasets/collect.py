@@ -171,6 +171,7 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     progress = progress or Progress(budget_s=budget_s, max_samples=max_samples)
 
     writer = store.DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
+    _keep_host_spec(writer.path, machine)
     summary = CollectSummary(dataset=writer.path, kind=kind)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -206,6 +207,18 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
         progress.close()
     summary.total_rows = len(writer.done_ids)
     return summary
+
+
+def _keep_host_spec(dataset: Path, machine: Machine) -> None:
+    """Rows of host-cpu are priced against this machine's calibration: keep a copy of
+    it with the data (`hardware.toml`) so models trained elsewhere use the same spec."""
+    if machine.hardware != "host-cpu" or (dataset / "hardware.toml").exists():
+        return
+    from ..hardware import host_cpu_path
+
+    spec = host_cpu_path()
+    if spec.is_file():
+        store.atomic_write_bytes(dataset / "hardware.toml", spec.read_bytes())
 
 
 class Progress:

@@ -1,0 +1,208 @@
+"""The per-kernel XGBoost cost model.
+
+It predicts the time of one fused kernel from `features.FEATURES`. Two targets are
+supported and compared at training time:
+
+- ``log_time``: log2 of the kernel's time in seconds;
+- ``log_ratio``: log2 of measured over roofline time (the model learns how far the chip
+  falls short of its roofline for this kind of kernel).
+
+Besides the point model (squared error on the log target) a quantile model gives the
+10th and 90th percentiles, i.e. an 80 % prediction interval for every kernel.
+
+Saved as XGBoost's native UBJSON files plus `meta.json` (featurizer and feature-schema
+versions, feature names, target, training-data digest, the per-call floor); `load`
+refuses a bundle whose metadata does not match this stablecost.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError, NotFittedError
+from ..featurize.program import FEATURIZER_VERSION
+from .features import FEATURE_SCHEMA_VERSION, FEATURES
+
+TARGETS = ("log_time", "log_ratio")
+_TINY_S = 1e-9
+
+
+@dataclass(frozen=True)
+class Interval:
+    low_s: np.ndarray
+    high_s: np.ndarray
+
+
+class KernelCostModel:
+    """XGBoost regressor of per-kernel time, scikit-learn style.
+
+    Hyperparameters are keyword-only and stored verbatim; learned state ends in `_`.
+    """
+
+    def __init__(self, *, target: str = "log_time", n_estimators: int = 800,
+                 max_depth: int = 8, learning_rate: float = 0.05, subsample: float = 0.8,
+                 colsample_bytree: float = 0.8, min_child_weight: float = 2.0,
+                 reg_lambda: float = 1.0, quantiles: tuple[float, float] = (0.1, 0.9),
+                 early_stopping_rounds: int = 50, n_jobs: int = 2, seed: int = 0) -> None:
+        self.target = target
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.min_child_weight = min_child_weight
+        self.reg_lambda = reg_lambda
+        self.quantiles = quantiles
+        self.early_stopping_rounds = early_stopping_rounds
+        self.n_jobs = n_jobs
+        self.seed = seed
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    # -- targets ---------------------------------------------------------------------
+    def _encode(self, time_s: np.ndarray, roofline_s: np.ndarray) -> np.ndarray:
+        time_s = np.maximum(np.asarray(time_s, dtype=np.float64), _TINY_S)
+        if self.target == "log_ratio":
+            return np.log2(time_s / np.maximum(roofline_s, _TINY_S))
+        return np.log2(time_s)
+
+    def _decode(self, value: np.ndarray, roofline_s: np.ndarray) -> np.ndarray:
+        if self.target == "log_ratio":
+            return np.exp2(value) * np.maximum(roofline_s, _TINY_S)
+        return np.exp2(value)
+
+    # -- fitting ---------------------------------------------------------------------
+    def _booster_params(self, objective: str) -> dict[str, Any]:
+        return {
+            "objective": objective, "max_depth": self.max_depth, "eta": self.learning_rate,
+            "subsample": self.subsample, "colsample_bytree": self.colsample_bytree,
+            "min_child_weight": self.min_child_weight, "lambda": self.reg_lambda,
+            "tree_method": "hist", "nthread": self.n_jobs, "seed": self.seed,
+        }
+
+    def fit(self, X: np.ndarray, time_s: np.ndarray, roofline_s: np.ndarray, *,
+            weight: np.ndarray | None = None,
+            eval_set: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> "KernelCostModel":
+        import xgboost as xgb
+
+        if self.target not in TARGETS:
+            raise ModelError(f"target {self.target!r}; allowed: {', '.join(TARGETS)}")
+        X = np.asarray(X, dtype=np.float32)
+        if X.ndim != 2 or X.shape[1] != len(FEATURES):
+            raise ModelError(f"features have shape {X.shape}; expected (rows, {len(FEATURES)})")
+        y = self._encode(time_s, roofline_s)
+        train = xgb.DMatrix(X, label=y, weight=weight, feature_names=list(FEATURES))
+        evals = [(train, "train")]
+        if eval_set is not None:
+            Xv, tv, rv = eval_set
+            evals.append((xgb.DMatrix(np.asarray(Xv, np.float32), label=self._encode(tv, rv),
+                                      feature_names=list(FEATURES)), "val"))
+        stop = self.early_stopping_rounds if eval_set is not None else None
+        self.booster_ = xgb.train(self._booster_params("reg:squarederror"), train,
+                                  num_boost_round=self.n_estimators, evals=evals,
+                                  early_stopping_rounds=stop, verbose_eval=False)
+        params = self._booster_params("reg:quantileerror")
+        params["quantile_alpha"] = list(self.quantiles)
+        rounds = (self.booster_.best_iteration + 1) if stop else self.n_estimators
+        self.quantile_booster_ = xgb.train(params, train, num_boost_round=rounds,
+                                           verbose_eval=False)
+        self.best_iteration_ = rounds
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "booster_"):
+            raise NotFittedError("this KernelCostModel is not fitted yet: call fit() or load()")
+
+    # -- predicting ------------------------------------------------------------------
+    def _dmatrix(self, X: np.ndarray):
+        import xgboost as xgb
+
+        return xgb.DMatrix(np.asarray(X, dtype=np.float32), feature_names=list(FEATURES))
+
+    def predict(self, X: np.ndarray, roofline_s: np.ndarray) -> np.ndarray:
+        """Predicted seconds per kernel."""
+        self._check_fitted()
+        if len(X) == 0:
+            return np.zeros(0)
+        raw = self.booster_.inplace_predict(np.asarray(X, dtype=np.float32),
+                                            iteration_range=(0, self.best_iteration_))
+        return self._decode(raw, roofline_s)
+
+    def predict_interval(self, X: np.ndarray, roofline_s: np.ndarray) -> Interval:
+        """The quantile model's interval (default 10th-90th percentile), seconds."""
+        self._check_fitted()
+        if len(X) == 0:
+            return Interval(np.zeros(0), np.zeros(0))
+        raw = self.quantile_booster_.inplace_predict(np.asarray(X, dtype=np.float32))
+        raw = np.sort(np.atleast_2d(raw).reshape(len(X), -1), axis=1)
+        return Interval(self._decode(raw[:, 0], roofline_s), self._decode(raw[:, -1], roofline_s))
+
+    def feature_importance(self) -> dict[str, float]:
+        self._check_fitted()
+        return self.booster_.get_score(importance_type="gain")
+
+    # -- persistence -----------------------------------------------------------------
+    def save(self, directory: str | Path, **metadata: Any) -> Path:
+        """Write `kernel_xgb.ubj`, `kernel_xgb_quantiles.ubj` and `meta.json`."""
+        from ..datasets.store import atomic_write_bytes
+
+        self._check_fitted()
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, booster in (("kernel_xgb.ubj", self.booster_),
+                              ("kernel_xgb_quantiles.ubj", self.quantile_booster_)):
+            atomic_write_bytes(directory / name, bytes(booster.save_raw("ubj")))
+        meta = {"model": "kernel_xgb", "featurizer_version": FEATURIZER_VERSION,
+                "feature_schema_version": FEATURE_SCHEMA_VERSION, "features": list(FEATURES),
+                "params": self.get_params() | {"quantiles": list(self.quantiles)},
+                "best_iteration": self.best_iteration_, **metadata}
+        atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> tuple["KernelCostModel", dict[str, Any]]:
+        """A fitted model and its metadata; a mismatched bundle is a `ModelError`."""
+        import xgboost as xgb
+
+        directory = Path(directory)
+        meta = read_meta(directory, "kernel_xgb")
+        params = dict(meta["params"])
+        params["quantiles"] = tuple(params.get("quantiles", (0.1, 0.9)))
+        model = cls(**params)
+        model.booster_ = xgb.Booster()
+        model.booster_.load_model(bytearray((directory / "kernel_xgb.ubj").read_bytes()))
+        model.quantile_booster_ = xgb.Booster()
+        model.quantile_booster_.load_model(
+            bytearray((directory / "kernel_xgb_quantiles.ubj").read_bytes()))
+        model.booster_.set_param({"nthread": 1})
+        model.quantile_booster_.set_param({"nthread": 1})
+        model.best_iteration_ = int(meta["best_iteration"])
+        return model, meta
+
+
+def read_meta(directory: Path, model: str) -> dict[str, Any]:
+    """A bundle's metadata, checked against this stablecost's featurizer and schema."""
+    path = directory / "meta.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ModelError(f"{directory}: no model bundle here (no meta.json)") from None
+    except ValueError as exc:
+        raise ModelError(f"{path}: unreadable metadata ({exc})") from None
+    if meta.get("model") != model:
+        raise ModelError(f"{path}: holds a {meta.get('model')!r} model, expected {model!r}")
+    if meta.get("featurizer_version") != FEATURIZER_VERSION:
+        raise ModelError(f"{path}: trained with featurizer version "
+                         f"{meta.get('featurizer_version')!r}, this stablecost has "
+                         f"{FEATURIZER_VERSION!r}; retrain it")
+    if meta.get("feature_schema_version") != FEATURE_SCHEMA_VERSION or \
+            meta.get("features") != list(FEATURES):
+        raise ModelError(f"{path}: feature schema {meta.get('feature_schema_version')!r} does "
+                         f"not match this stablecost's {FEATURE_SCHEMA_VERSION!r}; retrain it")
+    return meta

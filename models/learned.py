@@ -1,0 +1,116 @@
+"""Learned fidelity at inference time: the bundled models of a chip, loaded once.
+
+A bundle directory holds `kernel_xgb/` (the per-kernel XGBoost model, required) and
+optionally `step_gnn/` (the per-step GNN). Bundles ship in the package under
+`models/bundled/<hardware slug>/`; each one's metadata is checked on load, so a model
+trained on other features is refused with a clear error instead of mispredicting.
+
+    step time = GNN(program)                       when a step model exists
+              = floor + sum(count x kernel time)   otherwise
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..featurize.analysis import Analysis
+from ..featurize.fusion import COLLECTIVE
+from ..hardware import Hardware
+from .features import program_features
+from .kernel_model import KernelCostModel
+from .roofline import kernel_times
+
+BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
+
+
+def hardware_slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+@dataclass
+class LearnedModels:
+    hardware: str
+    path: Path
+    kernel: KernelCostModel
+    kernel_meta: dict[str, Any]
+    step: Any | None = None               # models.gnn.StepGNN when bundled
+    step_meta: dict[str, Any] | None = None
+
+    @property
+    def floor_s(self) -> float:
+        return float(self.kernel_meta.get("floor_s", 0.0))
+
+
+@dataclass
+class LearnedKernels:
+    time_s: np.ndarray                    # per kernel of the analysis (collectives: 0)
+    low_s: np.ndarray
+    high_s: np.ndarray
+    step_s: float
+    step_source: str                      # "step_gnn" | "kernel_sum"
+
+
+_lock = threading.Lock()
+_loaded: dict[Path, LearnedModels | None] = {}
+
+
+def bundle_path(hardware: str, root: Path | None = None) -> Path:
+    return (root or BUNDLE_ROOT) / hardware_slug(hardware)
+
+
+def available(root: Path | None = None) -> list[str]:
+    base = root or BUNDLE_ROOT
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if (p / "kernel_xgb" / "meta.json").is_file())
+
+
+def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None:
+    """The bundled models for `hardware`, or None when it has none (loaded once)."""
+    path = bundle_path(hardware, root)
+    with _lock:
+        if path in _loaded:
+            return _loaded[path]
+        models = None
+        if (path / "kernel_xgb" / "meta.json").is_file():
+            kernel, meta = KernelCostModel.load(path / "kernel_xgb")
+            models = LearnedModels(hardware, path, kernel, meta)
+            if (path / "step_gnn" / "meta.json").is_file():
+                from .gnn import StepGNN
+
+                models.step, models.step_meta = StepGNN.load(path / "step_gnn")
+        _loaded[path] = models
+        return models
+
+
+def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> LearnedKernels:
+    """Learned time of every kernel, its 80 % interval, and the step time."""
+    kernels = analysis.kernels
+    program = analysis.program
+    n = len(kernels)
+    time_s, low_s, high_s = np.zeros(n), np.zeros(n), np.zeros(n)
+    chosen = [i for i, k in enumerate(kernels) if k.kind != COLLECTIVE and k.priced]
+    if chosen:
+        subset = [kernels[i] for i in chosen]
+        X = program_features(subset, program, hw)
+        rl = np.array([t.time_s for t in kernel_times(subset, program, hw)])
+        time_s[chosen] = models.kernel.predict(X, rl)
+        interval = models.kernel.predict_interval(X, rl)
+        low_s[chosen] = np.minimum(interval.low_s, time_s[chosen])
+        high_s[chosen] = np.maximum(interval.high_s, time_s[chosen])
+    counts = np.array([k.count for k in kernels])
+    step_s = models.floor_s + float(np.dot(counts, time_s))
+    source = "kernel_sum"
+    if models.step is not None:
+        from .gnn import program_graph
+
+        graph = program_graph(analysis, hw, models.kernel, models.floor_s)
+        step_s = float(models.step.predict([graph])[0])
+        source = "step_gnn"
+    return LearnedKernels(time_s, low_s, high_s, step_s, source)

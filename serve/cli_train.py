@@ -1,0 +1,152 @@
+"""Training and evaluation commands of the `stablecost` CLI.
+
+    stablecost train xgboost --data DIR [--hardware NAME] [--target auto] [--save DIR] ...
+    stablecost train gnn --data DIR [--hardware NAME] [--kernel-model DIR] [--save DIR] ...
+    stablecost evaluate --data DIR [--hardware NAME] [--out DIR]
+
+Every training run is an MLflow run (default store: sqlite:///mlflow.db in the working
+directory; `--tracking-uri` for another). `mlflow ui --backend-store-uri
+sqlite:///mlflow.db` shows the runs side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parsers(sub: Any, parser_class: type) -> None:
+    train = sub.add_parser("train", help="train a learned cost model (tracked in MLflow)")
+    tsub = train.add_subparsers(dest="model", required=True, parser_class=parser_class)
+    for name, helptext in (("xgboost", "per-kernel XGBoost model"),
+                           ("gnn", "per-step graph neural network")):
+        p = tsub.add_parser(name, help=helptext)
+        p.add_argument("--data", required=True, help="dataset or dataset root")
+        p.add_argument("--hardware", default=None,
+                       help="which dataset under --data (needed when it holds several)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--tracking-uri", default=None,
+                       help="MLflow tracking URI (default sqlite:///mlflow.db)")
+        p.add_argument("--experiment", default="stablecost")
+        p.add_argument("--no-register", action="store_true",
+                       help="do not register the model in the MLflow Model Registry")
+        p.add_argument("--save", default=None, help="also write the model bundle here")
+        if name == "xgboost":
+            p.add_argument("--target", default="auto", help="auto (default), log_time, log_ratio")
+            p.add_argument("--n-estimators", type=int, default=800)
+            p.add_argument("--max-depth", type=int, default=8)
+            p.add_argument("--learning-rate", type=float, default=0.05)
+            p.add_argument("--max-rows", type=int, default=None,
+                           help="train on a random subset of this many samples")
+        else:
+            p.add_argument("--kernel-model", default=None,
+                           help="kernel model bundle (default: the bundled one for the hardware)")
+            p.add_argument("--target", default="auto", help="auto (default), direct, residual")
+            p.add_argument("--epochs", type=int, default=200)
+            p.add_argument("--hidden", type=int, default=64)
+            p.add_argument("--layers", type=int, default=3)
+            p.add_argument("--lr", type=float, default=3e-3)
+            p.add_argument("--batch-size", type=int, default=16)
+
+    evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")
+    evaluate.add_argument("--data", required=True, help="dataset or dataset root")
+    evaluate.add_argument("--hardware", default=None)
+    evaluate.add_argument("--out", default="fidelity-report", help="report directory")
+    evaluate.add_argument("--seed", type=int, default=0, help="split seed used in training")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "evaluate":
+        return _evaluate(args)
+    return _train(args)
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"train: {message}\n")
+    sys.stderr.flush()
+
+
+def _check_positive(**values: float | None) -> None:
+    from ..errors import InvalidArgumentError
+
+    for name, value in values.items():
+        if value is not None and value <= 0:
+            raise InvalidArgumentError(f"--{name.replace('_', '-')} {value}: must be > 0")
+
+
+def _train(args: argparse.Namespace) -> int:
+    if args.model == "xgboost":
+        from ..train.xgboost_train import train_xgboost
+
+        _check_positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
+                        learning_rate=args.learning_rate, max_rows=args.max_rows)
+        result = train_xgboost(
+            args.data, hardware=args.hardware, seed=args.seed, target=args.target,
+            n_estimators=args.n_estimators, max_depth=args.max_depth,
+            learning_rate=args.learning_rate, max_rows=args.max_rows,
+            tracking_uri=args.tracking_uri, experiment=args.experiment,
+            register=not args.no_register, save=args.save, progress=_say)
+    else:
+        from ..train.gnn_train import train_gnn
+
+        _check_positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
+                        batch_size=args.batch_size)
+        result = train_gnn(
+            args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
+            seed=args.seed, epochs=args.epochs, hidden=args.hidden, layers=args.layers,
+            lr=args.lr, batch_size=args.batch_size, target=args.target,
+            tracking_uri=args.tracking_uri, experiment=args.experiment,
+            register=not args.no_register, save=args.save, progress=_say)
+    _print_result(result)
+    return 0
+
+
+def _print_result(result: Any) -> None:
+    from rich.table import Table
+
+    from .cli import _console
+
+    console = _console()
+    m = result.metrics
+    console.print(f"[bold]{result.model}[/] on {result.hardware}: kept target "
+                  f"[bold]{result.choice}[/]; MLflow run {result.run_id} in {result.tracking_uri}")
+    table = Table(title="accuracy per measured sample (learned vs roofline)")
+    for col in ("split", "fidelity", "n", "MAPE", "median APE", "within 10%", "within 25%",
+                "Kendall tau"):
+        table.add_column(col, justify="left" if col in ("split", "fidelity") else "right")
+    for split in ("val", "test"):
+        for label, prefix in (("learned", split), ("roofline", f"roofline_{split}"),
+                              ("kernel sum", f"kernelsum_{split}")):
+            if f"{prefix}_mape" not in m:
+                continue
+            table.add_row(split, label, f"{m.get(f'{prefix}_n', 0):.0f}",
+                          f"{m[f'{prefix}_mape']:.1%}", f"{m[f'{prefix}_median_ape']:.1%}",
+                          f"{m[f'{prefix}_within_10pct']:.0%}",
+                          f"{m[f'{prefix}_within_25pct']:.0%}",
+                          f"{m.get(f'{prefix}_kendall_tau', float('nan')):.3f}")
+    console.print(table)
+    if result.per_family:
+        fam = Table(title="test split per family (learned)")
+        for col in ("family", "n", "MAPE", "median APE", "within 10%"):
+            fam.add_column(col, justify="left" if col == "family" else "right")
+        for family, s in result.per_family.items():
+            fam.add_row(family, str(s["n"]), f"{s['mape']:.1%}", f"{s['median_ape']:.1%}",
+                        f"{s['within_10pct']:.0%}")
+        console.print(fam)
+    if result.registered_version:
+        state = "now the champion" if result.champion else "champion unchanged (not better)"
+        console.print(f"registered version {result.registered_version}: {state}")
+    if result.saved_to:
+        console.print(f"bundle written to {result.saved_to}")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {note}")
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from ..train.evaluate import evaluate
+
+    report = evaluate(args.data, hardware=args.hardware, out=args.out, seed=args.seed,
+                      progress=_say)
+    print(f"fidelity report: {report}")
+    return 0

@@ -1,0 +1,181 @@
+"""`stablecost train xgboost`: fit the per-kernel model on a dataset's kernel samples,
+track the run in MLflow, register the model, and optionally save a bundle.
+
+Accuracy is always judged per *sample* (what was measured): the floor plus the sum of
+the sample's kernel predictions, on the grouped validation and test splits, next to
+the roofline's answer for the same samples.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..datasets import store
+from ..errors import InvalidArgumentError
+from ..models.kernel_model import TARGETS, KernelCostModel
+from . import metrics, plots, tracking
+from .data import (Featurized, data_digest, dataset_hardware, featurize_rows, kernel_targets,
+                   load_frame, per_call_floor_s, pick_dataset)
+from .result import TrainResult
+
+REGISTERED_NAME = "stablecost-kernel-xgb-{hardware}"
+
+
+def _sample_predictions(model: KernelCostModel, f: Featurized, floor_s: float) -> np.ndarray:
+    return floor_s + f.sum_per_sample(model.predict(f.X, f.roofline_s))
+
+
+def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 0,
+                  target: str = "auto", n_estimators: int = 800, max_depth: int = 8,
+                  learning_rate: float = 0.05, max_rows: int | None = None,
+                  tracking_uri: str | None = None, experiment: str = "stablecost",
+                  register: bool = True, save: str | Path | None = None,
+                  progress: Callable[[str], None] | None = None) -> TrainResult:
+    if target not in ("auto", *TARGETS):
+        raise InvalidArgumentError(f"--target {target!r}; allowed: auto, {', '.join(TARGETS)}")
+    say = progress or (lambda message: None)
+    dataset = pick_dataset(data, hardware)
+    hw = dataset_hardware(dataset)
+    frame = load_frame(dataset, "kernel", seed=seed, max_rows=max_rows)
+    floor_s = per_call_floor_s(frame)
+    say(f"featurizing {len(frame)} kernel samples of {dataset.name} on {hw.name}")
+    start = time.perf_counter()
+    f, _ = featurize_rows(frame, hw)
+    featurize_s = time.perf_counter() - start
+    if f.failures:
+        say(f"{len(f.failures)} samples did not featurize, e.g. {f.failures[0]}")
+    samples = f.samples
+    split = samples["split"].to_numpy()
+    row_split = split[f.sample]
+    target_s, weight = kernel_targets(f, floor_s)
+    tr, va = row_split == "train", row_split == "val"
+    if not tr.any() or not va.any():
+        raise InvalidArgumentError(f"{dataset}: too few shape groups for a train/val split "
+                                   f"({samples['group_id'].nunique()} groups)")
+    measured = samples["median_s"].to_numpy()
+    val_mask, test_mask = split == "val", split == "test"
+
+    candidates = TARGETS if target == "auto" else (target,)
+    fitted: dict[str, tuple[KernelCostModel, float, float]] = {}
+    for name in candidates:
+        say(f"fitting target {name} on {int(tr.sum())} kernel rows")
+        t0 = time.perf_counter()
+        model = KernelCostModel(target=name, n_estimators=n_estimators, max_depth=max_depth,
+                                learning_rate=learning_rate, seed=seed)
+        model.fit(f.X[tr], target_s[tr], f.roofline_s[tr], weight=weight[tr],
+                  eval_set=(f.X[va], target_s[va], f.roofline_s[va]))
+        fit_s = time.perf_counter() - t0
+        pred = _sample_predictions(model, f, floor_s)
+        val_mape = metrics.summary(measured[val_mask], pred[val_mask])["mape"]
+        fitted[name] = (model, val_mape, fit_s)
+        say(f"  target {name}: val MAPE {val_mape:.1%} ({fit_s:.1f} s)")
+    choice = min(fitted, key=lambda k: fitted[k][1])
+    model, _, fit_s = fitted[choice]
+    predicted = _sample_predictions(model, f, floor_s)
+    roofline = f.sample_roofline_s()
+
+    result_metrics: dict[str, float] = {}
+    for split_name, mask in (("val", val_mask), ("test", test_mask)):
+        result_metrics |= metrics.flat(split_name, metrics.summary(measured[mask], predicted[mask]))
+        result_metrics |= metrics.flat(f"roofline_{split_name}",
+                                       metrics.summary(measured[mask], roofline[mask]))
+    for name, (_, val_mape, _) in fitted.items():
+        result_metrics[f"val_mape_target_{name}"] = val_mape
+    result_metrics["fit_s"] = fit_s
+    result_metrics["featurize_s"] = featurize_s
+    families = samples["family"].to_numpy()
+    per_family = metrics.grouped(measured[test_mask], predicted[test_mask], families[test_mask])
+    roofline_family = metrics.grouped(measured[test_mask], roofline[test_mask],
+                                      families[test_mask])
+    digest = data_digest(samples)
+    info = store.DatasetInfo.read(dataset)
+    slug = store.slug(info.hardware)
+
+    uri = tracking.configure(tracking_uri, experiment)
+    import mlflow
+
+    registration = None
+    with mlflow.start_run(run_name=f"kernel-xgb-{slug}") as run:
+        mlflow.set_tags({"stablecost.model": "kernel_xgb", "stablecost.hardware": hw.name})
+        mlflow.log_params({**model.get_params(), "target_choice": choice,
+                           "target_candidates": ",".join(candidates), "dataset": str(dataset),
+                           "dataset_digest": digest, "fingerprint": info.fingerprint_id,
+                           "featurizer_version": _featurizer_version(),
+                           "floor_s": floor_s, "rows_kernel": len(f.X),
+                           "samples": len(samples), "hardware": hw.name,
+                           "best_iteration": model.best_iteration_})
+        tracking.log_dict_metrics(result_metrics)
+        for family, stats in per_family.items():
+            tracking.log_dict_metrics(metrics.flat(f"test_family_{family}", stats))
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp_path = Path(tmp)
+            plots.scatter({"xgboost": (measured[test_mask], predicted[test_mask]),
+                           "roofline": (measured[test_mask], roofline[test_mask])},
+                          tmp_path / "test_scatter.png", f"kernel samples, test ({hw.name})")
+            plots.error_cdf({"xgboost": metrics.ape(measured[test_mask], predicted[test_mask]),
+                             "roofline": metrics.ape(measured[test_mask], roofline[test_mask])},
+                            tmp_path / "test_error_cdf.png", "per-sample error, test split")
+            plots.importance(model.feature_importance(), tmp_path / "feature_importance.png",
+                             "XGBoost feature importance (gain)")
+            _write_family_table(per_family, roofline_family, tmp_path / "test_per_family.md")
+            mlflow.log_artifacts(tmp, artifact_path="report")
+            bundle = save or tmp_path / "bundle"
+            model.save(bundle, floor_s=floor_s, hardware=hw.name,
+                       hardware_spec=hw.to_dict(), data_digest=digest,
+                       dataset=info.path.name, fingerprint=info.fingerprint,
+                       metrics={k: v for k, v in result_metrics.items()
+                                if k.startswith(("val_", "test_", "roofline_"))},
+                       run_id=run.info.run_id)
+            mlflow.log_artifacts(str(bundle), artifact_path="bundle")
+        name = REGISTERED_NAME.format(hardware=slug)
+        example = _frame(f.X[:5])
+        from mlflow.models import infer_signature
+
+        signature = infer_signature(example, model.booster_.inplace_predict(f.X[:5]))
+        info_model = mlflow.xgboost.log_model(
+            model.booster_, name="model", signature=signature, input_example=example,
+            pip_requirements=tracking.pip_requirements(), model_format="ubj",
+            registered_model_name=name if register else None)
+        if register and info_model.registered_model_version is not None:
+            registration = tracking.promote_if_better(
+                name, str(info_model.registered_model_version), result_metrics["val_mape"],
+                "val_mape")
+    return TrainResult(
+        model="kernel_xgb", hardware=hw.name, run_id=run.info.run_id, tracking_uri=uri,
+        choice=choice, metrics=result_metrics, per_family=per_family,
+        registered_version=registration.version if registration else None,
+        champion=bool(registration and registration.champion),
+        saved_to=Path(save) if save else None,
+        data={"dataset": str(dataset), "samples": len(samples), "kernel_rows": len(f.X),
+              "digest": digest, "floor_s": floor_s, "failures": len(f.failures),
+              "by_split": {k: int(v) for k, v in samples["split"].value_counts().items()}},
+        notes=f.failures[:3])
+
+
+def _frame(X: np.ndarray) -> Any:
+    import pandas as pd
+
+    from ..models.features import FEATURES
+
+    return pd.DataFrame(X, columns=list(FEATURES))
+
+
+def _featurizer_version() -> str:
+    from ..featurize.program import FEATURIZER_VERSION
+
+    return FEATURIZER_VERSION
+
+
+def _write_family_table(learned: dict, roofline: dict, path: Path) -> None:
+    lines = ["| family | n | XGBoost MAPE | median APE | within 10% | roofline MAPE |",
+             "|---|---|---|---|---|---|"]
+    for family, s in learned.items():
+        r = roofline.get(family, {})
+        lines.append(f"| {family} | {s['n']} | {s['mape']:.1%} | {s['median_ape']:.1%} | "
+                     f"{s['within_10pct']:.0%} | {r.get('mape', float('nan')):.1%} |")
+    path.write_text("\n".join(lines) + "\n")
