@@ -81,6 +81,9 @@ SCHEMA = pa.schema([
 COLUMNS = tuple(SCHEMA.names)
 _NULLABLE = {"kernel_times", "outlier_reason", "jax_version", "jaxlib_version"}
 _META_KEY = b"stablecost"
+# Collected shards are small and shipped: compress hard. Bulk imports write millions
+# of rows: zstd level 3 is ~6x faster per row than 9 for files ~35 % larger.
+BULK_COMPRESSION_LEVEL = 3
 
 
 def fingerprint_id(fingerprint: Mapping[str, Any]) -> str:
@@ -303,11 +306,11 @@ class DatasetWriter:
             self.done_ids.add(full["sample_id"])
             batch.append(full)
             if len(batch) >= 50_000:
-                self._write_shard(batch)
+                self._write_shard(batch, BULK_COMPRESSION_LEVEL)
                 added += len(batch)
                 batch = []
         if batch:
-            self._write_shard(batch)
+            self._write_shard(batch, BULK_COMPRESSION_LEVEL)
             added += len(batch)
         return added
 
@@ -321,14 +324,14 @@ class DatasetWriter:
         atomic_write_bytes(self.path / JOURNAL, b"")
         self._journal = open(self.path / JOURNAL, "a", encoding="utf-8")
 
-    def _write_shard(self, rows: list[dict[str, Any]]) -> Path:
+    def _write_shard(self, rows: list[dict[str, Any]], compression_level: int = 9) -> Path:
         table = pa.Table.from_pylist(rows, schema=SCHEMA)
         meta = {"fingerprint_id": self.fingerprint_id, "schema_version": SCHEMA_VERSION}
         table = table.replace_schema_metadata({_META_KEY: json.dumps(meta).encode()})
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
         final = self.path / SHARD_DIR / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
         tmp = final.with_name(f".{final.name}.tmp")
-        pq.write_table(table, tmp, compression="zstd", compression_level=9)
+        pq.write_table(table, tmp, compression="zstd", compression_level=compression_level)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, final)

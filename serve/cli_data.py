@@ -57,7 +57,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     imp.add_argument("source", choices=("aiconfigurator", "neusight"))
     imp.add_argument("path", help="the project's data folder (see ../shared/data/README.md)")
     imp.add_argument("--out", default=DEFAULT_DATA_DIR,
-                     help=f"dataset root (default {DEFAULT_DATA_DIR})")
+                     help=f"dataset root (default {DEFAULT_DATA_DIR}); re-runs add nothing twice")
+    imp.add_argument("--jobs", type=int, default=None,
+                     help="worker processes, one dataset each (default: one per core)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,8 +235,24 @@ def _noise(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from ..datasets import importers
 
+    from ..errors import InvalidArgumentError
+
+    if args.jobs is not None and args.jobs <= 0:
+        raise InvalidArgumentError(f"--jobs {args.jobs}: must be > 0")
     run_import = {"aiconfigurator": importers.import_aiconfigurator,
                   "neusight": importers.import_neusight}[args.source]
-    summary = run_import(args.path, args.out)
-    _console().print(summary.format())
+    state = {"last": 0.0}
+
+    def progress(done: int, total: int, label: str) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - state["last"] >= 5.0 or done >= total:
+            state["last"] = now
+            share = f" ({done / total:.0%})" if total else ""
+            sys.stderr.write(f"import: {done:,}/{total:,} rows{share}, reading {label}\n")
+            sys.stderr.flush()
+
+    summary = run_import(args.path, args.out, progress=progress, jobs=args.jobs)
+    print(summary.format())
     return 0
