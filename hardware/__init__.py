@@ -29,13 +29,68 @@ _SECTION_KEYS = {
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
                      "intra_node_latency_s", "inter_node_bandwidth_bytes_per_s",
                      "inter_node_latency_s", "max_chips", "in_switch_reduction_efficiency",
-                     "collective_overhead_s"},
+                     "collective_overhead_s", "calibrated"},
 }
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
-             "in_switch_reduction_efficiency", "collective_overhead_s"}
+             "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
+# [interconnect.calibrated]: link values fitted to measured collectives
+# (`models.calibration`), for the whole chip and optionally per collective kind.
+_CALIBRATED_VALUES = ("intra_node_bandwidth_bytes_per_s", "intra_node_latency_s",
+                      "collective_overhead_s")
+_CALIBRATED_OPTIONAL = ("in_switch_reduction_efficiency", "held_out_median_relative_error",
+                        "held_out_max_relative_error")
+_CALIBRATED_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 _KINDS = {"gpu", "tpu", "cpu"}
 _TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
 _REQUIRED_DTYPES = ("f32", "bf16", "f16")
+
+
+@dataclass(frozen=True)
+class CalibratedLinks:
+    """Intra-node link values fitted to measured collectives (`[interconnect.calibrated]`):
+    the effective per-direction bandwidth, per-step latency (alpha) and per-call overhead
+    the alpha-beta models reproduce the measurements with, as opposed to the datasheet
+    values of `Hardware`. `in_switch_reduction_efficiency` 0 means the fit is better
+    without the in-switch algorithm. `per_kind` holds the values fitted to one
+    collective kind (all_reduce, all_gather, reduce_scatter, all_to_all) where the file
+    has them."""
+
+    intra_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    collective_overhead_s: float
+    in_switch_reduction_efficiency: float | None = None
+    held_out_median_relative_error: float | None = None
+    held_out_max_relative_error: float | None = None
+    source: str = ""
+    per_kind: Mapping[str, "CalibratedLinks"] = field(default_factory=dict)
+
+    def for_kind(self, kind: str | None) -> "CalibratedLinks":
+        """The values fitted to `kind` when the file has them, else the chip's."""
+        return self.per_kind.get(kind, self) if kind else self
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "intra_node_bandwidth_bytes_per_s": self.intra_node_bandwidth_bytes_per_s,
+            "intra_node_latency_s": self.intra_node_latency_s,
+            "collective_overhead_s": self.collective_overhead_s,
+            "in_switch_reduction_efficiency": self.in_switch_reduction_efficiency,
+            "held_out_median_relative_error": self.held_out_median_relative_error,
+            "held_out_max_relative_error": self.held_out_max_relative_error,
+        }
+        if self.source:
+            out["source"] = self.source
+        if self.per_kind:
+            out["per_kind"] = {k: v.to_dict() for k, v in self.per_kind.items()}
+        return out
+
+    def flat(self) -> dict[str, float]:
+        """The numbers only, per-kind ones as ``<kind>.<key>`` (how `Hardware.to_dict`
+        shows them: one level of numbers, like its other tables)."""
+        out = {k: v for k, v in self.to_dict().items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        for kind, links in self.per_kind.items():
+            out.update({f"{kind}.{k}": v for k, v in links.flat().items()})
+        return out
 
 
 @dataclass(frozen=True)
@@ -67,6 +122,8 @@ class Hardware:
     in_switch_reduction_efficiency: float | None = None
     # Fixed cost of one collective call (kernel launch, setup); None: launch_overhead_s.
     collective_overhead_s: float | None = None
+    # [interconnect.calibrated]: values fitted to measured collectives; None: not calibrated.
+    calibrated_links: CalibratedLinks | None = None
     aliases: tuple[str, ...] = ()
     sources: tuple[Mapping[str, str], ...] = ()
     measured: Mapping[str, Any] = field(default_factory=dict)
@@ -117,6 +174,8 @@ class Hardware:
             "max_chips": self.max_chips,
             "in_switch_reduction_efficiency": self.in_switch_reduction_efficiency,
             "collective_overhead_s": self.collective_overhead_s,
+            "calibrated_links": (None if self.calibrated_links is None
+                                 else self.calibrated_links.flat()),
             "sources": [dict(s) for s in self.sources],
             "measured": dict(self.measured),
             "path": self.path,
@@ -148,6 +207,7 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         if missing:
             raise fail(f"missing keys {sorted(missing)} in [{section}]")
         flat.update(values)
+    calibrated = flat.pop("calibrated", None)
     if data["kind"] not in _KINDS:
         raise fail(f"kind {data['kind']!r} is not one of {sorted(_KINDS)}")
     if flat["topology"] not in _TOPOLOGIES:
@@ -170,6 +230,7 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     overhead = flat.get("collective_overhead_s")
     if overhead is not None and not _non_negative(overhead):
         raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
+    calibrated_links = None if calibrated is None else _parse_calibrated(calibrated, fail)
     return Hardware(
         name=data["name"], vendor=data["vendor"], kind=data["kind"],
         matmul_flops_per_s={k: float(v) for k, v in flat["matmul_flops_per_s"].items()},
@@ -188,11 +249,53 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         on_chip_cache_bytes=flat.get("on_chip_cache_bytes"), max_chips=flat.get("max_chips"),
         in_switch_reduction_efficiency=(None if efficiency is None else float(efficiency)),
         collective_overhead_s=None if overhead is None else float(overhead),
+        calibrated_links=calibrated_links,
         aliases=tuple(data.get("aliases", ())),
         sources=tuple(data.get("sources", ())),
         measured=dict(data.get("measured", {})),
         path=origin,
     )
+
+
+def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
+    """`[interconnect.calibrated]` (or one of its per-kind sub-tables)."""
+    where = "[interconnect.calibrated" + (f".{kind}]" if kind else "]")
+    if not isinstance(table, Mapping):
+        raise fail(f"{where} must be a table, got {table!r}")
+    allowed = set(_CALIBRATED_VALUES) | set(_CALIBRATED_OPTIONAL)
+    if not kind:
+        allowed |= {"source", *_CALIBRATED_KINDS}
+    extra = set(table) - allowed
+    if extra:
+        raise fail(f"unknown keys {sorted(extra)} in {where}; allowed: {sorted(allowed)}")
+    missing = [k for k in _CALIBRATED_VALUES if k not in table]
+    if missing:
+        raise fail(f"missing keys {missing} in {where}")
+    if not _positive(table["intra_node_bandwidth_bytes_per_s"]):
+        raise fail(f"{where} intra_node_bandwidth_bytes_per_s must be a positive number, "
+                   f"got {table['intra_node_bandwidth_bytes_per_s']!r}")
+    for key in ("intra_node_latency_s", "collective_overhead_s",
+                "held_out_median_relative_error", "held_out_max_relative_error"):
+        if key in table and not _non_negative(table[key]):
+            raise fail(f"{where} {key} must be a number >= 0, got {table[key]!r}")
+    efficiency = table.get("in_switch_reduction_efficiency")   # 0: fitted without it
+    if efficiency is not None and not (_non_negative(efficiency) and efficiency <= 1):
+        raise fail(f"{where} in_switch_reduction_efficiency must be in [0, 1], "
+                   f"got {efficiency!r}")
+
+    def opt(key: str) -> float | None:
+        return None if table.get(key) is None else float(table[key])
+
+    per_kind = {} if kind else {k: _parse_calibrated(table[k], fail, k)
+                                for k in _CALIBRATED_KINDS if k in table}
+    return CalibratedLinks(
+        intra_node_bandwidth_bytes_per_s=float(table["intra_node_bandwidth_bytes_per_s"]),
+        intra_node_latency_s=float(table["intra_node_latency_s"]),
+        collective_overhead_s=float(table["collective_overhead_s"]),
+        in_switch_reduction_efficiency=opt("in_switch_reduction_efficiency"),
+        held_out_median_relative_error=opt("held_out_median_relative_error"),
+        held_out_max_relative_error=opt("held_out_max_relative_error"),
+        source=str(table.get("source", "")), per_kind=per_kind)
 
 
 def _positive(value: Any) -> bool:

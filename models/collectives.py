@@ -773,6 +773,8 @@ def collective_time(kind: str, bytes_per_device: float,
             "group is required (a list of device ids or a size); only collective_permute "
             "with pairs may omit it")
     devices = check_group(group, topology)
+    if topology.per_kind:      # calibrated per-kind link values
+        topology = topology.for_kind(kind)
     return _collective_time(kind, float(bytes_per_device), devices, topology, algorithm,
                             pairs_t)
 

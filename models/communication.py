@@ -46,7 +46,8 @@ TOPOLOGY_HELP = ("switch, fully_connected, ring, torus2d, torus3d, hierarchical,
 
 def parse_topology(spec: str | Topology | None, hardware: str | Hardware,
                    num_devices: int) -> Topology:
-    """The topology `num_devices` devices of `hardware` are priced on.
+    """The topology `num_devices` devices of `hardware` are priced on (with the chip's
+    calibrated link values where it has them).
 
     spec: None (the chip's default, `topology_for`), a `Topology`, or a string
     KIND[:DIMS]: KIND one of `TOPOLOGY_KINDS` (or nvswitch, torus), DIMS like "2x4".
@@ -57,14 +58,24 @@ def parse_topology(spec: str | Topology | None, hardware: str | Hardware,
                 f"topology {spec.describe()!r} has {spec.num_devices} devices, the program "
                 f"runs on {num_devices}")
         return spec
+    calibrated = _has_calibration(hardware)
     if spec is None:
-        return topology_for(hardware, num_devices)
+        return topology_for(hardware, num_devices, calibrated=calibrated)
     kind, dims = parse_topology_spec(spec)
     total = math.prod(dims) if dims else num_devices
     if total < num_devices:
         raise InvalidArgumentError(
             f"topology {spec!r} has {total} devices, the program runs on {num_devices}")
-    return topology_for(hardware, total, kind, dims)
+    return topology_for(hardware, total, kind, dims, calibrated=calibrated)
+
+
+def _has_calibration(hardware: str | Hardware) -> bool:
+    """Chips whose links were fitted to measured collectives (`models/calibration.py`)
+    are priced with the fitted values; the datasheet values remain for the rest."""
+    from ..hardware import get_hardware
+
+    hw = get_hardware(hardware) if isinstance(hardware, str) else hardware
+    return getattr(hw, "calibrated_links", None) is not None
 
 
 def parse_topology_spec(spec: Any) -> tuple[str, tuple[int, ...] | None]:

@@ -24,10 +24,11 @@ loop.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..errors import InvalidArgumentError
 from ..hardware import Hardware, get_hardware
@@ -84,6 +85,9 @@ class Topology:
         fabric) that reduce in the switch: the fraction of link bandwidth reached; 0: no.
     node_kind: hierarchical only: the fabric inside a node (switch or fully_connected).
     hardware: the chip's name, for reports.
+    per_kind: (collective kind, topology) pairs: the same fabric with link values fitted
+        to that kind (`topology_for(..., calibrated=True)`); `collective_time` prices a
+        kind listed here on its own topology.
     """
 
     kind: str
@@ -94,6 +98,7 @@ class Topology:
     in_switch_reduction_efficiency: float = 0.0
     node_kind: str = ""
     hardware: str = ""
+    per_kind: tuple[tuple[str, "Topology"], ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -149,6 +154,13 @@ class Topology:
     def num_devices(self) -> int:
         return math.prod(self.dims)
 
+    def for_kind(self, kind: str) -> "Topology":
+        """The topology to price collective `kind` on: its `per_kind` entry, else self."""
+        for k, topology in self.per_kind:
+            if k == kind:
+                return topology
+        return self
+
     @property
     def in_switch(self) -> bool:
         """Whether the (node) switch can reduce and multicast in the fabric."""
@@ -178,7 +190,8 @@ def _describe(topology: Topology) -> str:
 
 def topology_for(hardware: str | Hardware, num_devices: int, kind: str | None = None,
                  dims: Sequence[int] | None = None, *,
-                 wraparound: bool | Sequence[bool] = True) -> Topology:
+                 wraparound: bool | Sequence[bool] = True,
+                 calibrated: bool = False) -> Topology:
     """The topology of `num_devices` chips of `hardware`, from its `[interconnect]` data.
 
     Defaults: nvswitch/pcie chips -> ``switch`` up to `chips_per_node`, beyond that
@@ -190,8 +203,14 @@ def topology_for(hardware: str | Hardware, num_devices: int, kind: str | None = 
     defaults. Per-port ring/torus links get the chip's bandwidth split over its ports
     (4 for a 2-D torus chip, 6 for 3-D, 2 for a ring of non-torus chips); a
     fully-connected chip's bandwidth is split over its `chips_per_node - 1` peers.
+
+    calibrated: use the chip's `[interconnect.calibrated]` intra-node values (fitted to
+    measured NCCL collectives by `models.calibration`) instead of its datasheet ones,
+    with the per-kind values in `Topology.per_kind`.
     """
     hw = get_hardware(hardware)
+    if calibrated:
+        return _calibrated(hw, num_devices, kind, dims, wraparound)
     if not (isinstance(num_devices, int) and not isinstance(num_devices, bool)
             and num_devices >= 1):
         raise InvalidArgumentError(
@@ -211,6 +230,31 @@ def topology_for(hardware: str | Hardware, num_devices: int, kind: str | None = 
            hw.collective_overhead_s if hw.collective_overhead_s is not None
            else hw.launch_overhead_s)
     return _build(key, num_devices, kind, dims_t, wrap_t)
+
+
+def _calibrated(hw: Hardware, n: int, kind: str | None, dims: Sequence[int] | None,
+                wraparound: bool | Sequence[bool]) -> Topology:
+    links = hw.calibrated_links
+    if links is None:
+        from ..hardware import list_hardware
+
+        have = [h.name for h in list_hardware() if h.calibrated_links is not None]
+        raise InvalidArgumentError(
+            f"hardware {hw.name!r} has no [interconnect.calibrated] values; calibrated "
+            f"chips: {have}")
+
+    def with_links(values: Any) -> Topology:
+        chip = dataclasses.replace(
+            hw, intra_node_bandwidth_bytes_per_s=values.intra_node_bandwidth_bytes_per_s,
+            intra_node_latency_s=values.intra_node_latency_s,
+            collective_overhead_s=values.collective_overhead_s,
+            in_switch_reduction_efficiency=values.in_switch_reduction_efficiency or None,
+            calibrated_links=None)
+        return topology_for(chip, n, kind, dims, wraparound=wraparound)
+
+    base = with_links(links)
+    per_kind = tuple((k, with_links(v)) for k, v in sorted(links.per_kind.items()))
+    return dataclasses.replace(base, per_kind=per_kind)
 
 
 @lru_cache(maxsize=1024)

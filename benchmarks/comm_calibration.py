@@ -1,0 +1,57 @@
+"""Calibrate the collective models against measured NCCL collectives and print the
+report: fitted link values per chip and kind, and the error on held-out message sizes
+before (datasheet values) and after calibration.
+
+    stablecost import aiconfigurator ../shared/data/aiconfigurator --out stablecost-data
+    python benchmarks/comm_calibration.py stablecost-data [--hardware H100-SXM]
+        [--json report.json] [--write-catalog]
+
+`--write-catalog` writes the fitted values into the chips' TOML files
+(`[interconnect.calibrated]`); the report is what those values were judged by.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data_root", type=Path,
+                        help="a dataset root written by `stablecost import aiconfigurator`")
+    parser.add_argument("--hardware", action="append",
+                        help="only this chip (repeatable); default: every chip found")
+    parser.add_argument("--held-out-every", type=int, default=3,
+                        help="hold out sizes whose round(log2 bytes) %% N == 0 (default 3)")
+    parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    parser.add_argument("--write-catalog", action="store_true",
+                        help="write [interconnect.calibrated] into the chip TOML files")
+    args = parser.parse_args(argv)
+
+    from stablecost.errors import StablecostError
+    from stablecost.models.calibration import calibrate_collectives, write_catalog
+
+    start = time.perf_counter()
+    try:
+        report = calibrate_collectives(args.data_root, args.hardware,
+                                       held_out_every=args.held_out_every)
+    except StablecostError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(report.format())
+    print(f"\n({time.perf_counter() - start:.1f} s)")
+    if args.json:
+        args.json.write_text(json.dumps(report.to_dict(), indent=1))
+        print(f"report written to {args.json}")
+    if args.write_catalog:
+        for path in write_catalog(report):
+            print(f"wrote [interconnect.calibrated] to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
