@@ -1,4 +1,5 @@
 # make demo : create .venv, install stablecost and every runtime dependency, run the main job
+#             (the bundled examples on several chips; learned vs roofline on host-cpu)
 # make test : same set-up, then the test suite
 # On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
 
@@ -27,6 +28,10 @@ demo: $(STAMP)
 		--hardware H100-SXM,A100-SXM-80GB,TPU-v5e --top 5
 	$(BIN)/stablecost predict examples/programs/mlp_train_step.mlir \
 		--hardware H100-SXM,L4,TPU-v4 --top 5
+	$(BIN)/stablecost predict examples/programs/transformer_block_train_step.mlir \
+		--hardware host-cpu --fidelity all --top 5
+	$(BIN)/stablecost predict examples/programs/resnet_cnn_train_step.mlir \
+		--hardware host-cpu --fidelity all --top 5
 	$(BIN)/stablecost predict examples/programs/transformer_shard_map_8dev.mlir \
 		--hardware H100-SXM,TPU-v5e --top 5
 	$(BIN)/stablecost predict examples/programs/transformer_annotated_8dev.mlir \

@@ -25,6 +25,7 @@ from .machine import local_machine
 @dataclass
 class NoiseStats:
     rows: int
+    median_error: float           # signed: drift between the collection and now
     median_abs_error: float
     p90_abs_error: float
     within_5pct: float
@@ -34,7 +35,8 @@ class NoiseStats:
     @classmethod
     def of(cls, errors: list[float], cvs: list[float]) -> "NoiseStats":
         a = np.abs(np.asarray(errors))
-        return cls(rows=len(a), median_abs_error=float(np.median(a)),
+        return cls(rows=len(a), median_error=float(np.median(errors)),
+                   median_abs_error=float(np.median(a)),
                    p90_abs_error=float(np.quantile(a, 0.9)),
                    within_5pct=float(np.mean(a <= 0.05)), within_10pct=float(np.mean(a <= 0.10)),
                    median_cv=float(np.median(cvs)))

@@ -237,9 +237,17 @@ def _signature(kernel: Kernel, program: Program) -> tuple:
     few kernels thousands of times (a 75-layer training step: 2,402 kernels, 31 distinct)."""
     ops = program.ops
     root = ops[kernel.root]
+    layout = tuple(repr(ops[i].attributes.get(_LAYOUT_ATTRIBUTE[ops[i].opcode]))
+                   for i in kernel.ops if ops[i].opcode in _LAYOUT_ATTRIBUTE)
     return (kernel.kind, kernel.flops, kernel.matmul_flops, kernel.transcendentals,
             kernel.bytes_read, kernel.bytes_written, root.operands, root.results,
-            ops[max(kernel.ops)].results, tuple(ops[i].opcode for i in kernel.ops))
+            ops[max(kernel.ops)].results, tuple(ops[i].opcode for i in kernel.ops), layout)
+
+
+# The attribute that decides layout-dependent features of an op with equal types.
+_LAYOUT_ATTRIBUTE = {"dot_general": "dot_dimension_numbers", "transpose": "permutation",
+                     "convolution": "dimension_numbers", "reduce": "dimensions",
+                     "sort": "dimension"}
 
 
 def program_features(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> np.ndarray:

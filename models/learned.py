@@ -54,6 +54,7 @@ class LearnedKernels:
     high_s: np.ndarray
     step_s: float
     step_source: str                      # "step_gnn" | "kernel_sum"
+    floor_s: float = 0.0                  # per-call floor included in step_s
 
 
 _lock = threading.Lock()
@@ -113,4 +114,17 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> 
         graph = program_graph(analysis, hw, models.kernel, models.floor_s)
         step_s = float(models.step.predict([graph])[0])
         source = "step_gnn"
-    return LearnedKernels(time_s, low_s, high_s, step_s, source)
+    return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s)
+
+
+def bundled_hardware(hardware: str, root: Path | None = None) -> Hardware | None:
+    """The spec a bundle was trained against (its `hardware.toml`), if it ships one:
+    how `host-cpu` is priced on a machine that never ran `hardware calibrate`."""
+    import tomllib
+
+    from ..hardware import parse_spec
+
+    spec = bundle_path(hardware, root) / "kernel_xgb" / "hardware.toml"
+    if not spec.is_file():
+        return None
+    return parse_spec(tomllib.loads(spec.read_text()), str(spec))

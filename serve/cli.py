@@ -1,7 +1,7 @@
 """The `stablecost` command line.
 
     stablecost analyze PROGRAM [--json] [--mesh data=4,model=2]
-    stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity roofline] [--json] [--top N]
+    stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity auto|roofline|learned|all] [--json] [--top N]
                        [--mesh data=4,model=2] [--topology switch|torus2d:2x4|...] [--no-overlap]
     stablecost hardware list | show NAME | calibrate [--quick]
     stablecost collect | dataset | import ...   (see serve/cli_data.py)
@@ -45,7 +45,9 @@ def _build_parser() -> argparse.ArgumentParser:
     predict.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
     predict.add_argument("--hardware", required=True,
                          help="catalog name(s), comma-separated (see `stablecost hardware list`)")
-    predict.add_argument("--fidelity", default="roofline", help="roofline (default)")
+    predict.add_argument("--fidelity", default="auto",
+                         help="auto (default: learned where a bundled model exists for the "
+                              "chip, else roofline), roofline, learned, all (side by side)")
     predict.add_argument("--json", action="store_true", help="machine-readable output")
     predict.add_argument("--top", type=int, default=10,
                          help="kernels shown in the breakdown (default 10; 0 = all)")
@@ -150,7 +152,6 @@ def _analyze(args: argparse.Namespace) -> int:
 
 def _predict(args: argparse.Namespace) -> int:
     from ..featurize.analysis import analyze
-    from ..hardware import get_hardware
     from .predict import predict
 
     from ..featurize.partition import parse_mesh
@@ -159,7 +160,11 @@ def _predict(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]
     if not names:
         raise_invalid("--hardware needs at least one name")
-    chips = [get_hardware(n) for n in names]  # fail on a bad name before parsing
+    from .predict import FIDELITIES, resolve_hardware
+
+    if args.fidelity not in FIDELITIES:
+        raise_invalid(f"unknown fidelity {args.fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+    chips = [resolve_hardware(n, args.fidelity) for n in names]  # bad names fail before parsing
     if args.top < 0:
         raise_invalid(f"--top must be >= 0, got {args.top}")
     mesh = parse_mesh(args.mesh) if args.mesh is not None else None
@@ -205,6 +210,14 @@ def _print_prediction(console, p, top: int) -> None:
                   f"{_seconds(p.overhead_s)}; communication {_seconds(p.communication_s)}, "
                   f"exposed [bold]{_seconds(p.exposed_communication_s)}[/]"
                   f"{'' if p.overlap else ', no overlap'}); {len(p.kernels)} kernels")
+    if p.by_fidelity:
+        side = Table(title="fidelities side by side")
+        for col in ("fidelity", "step time", "compute", "communication", "exposed comm"):
+            side.add_column(col, justify="left" if col == "fidelity" else "right")
+        for name, d in p.by_fidelity.items():
+            side.add_row(name, _seconds(d["step_time_s"]), _seconds(d["compute_s"]),
+                         _seconds(d["communication_s"]), _seconds(d["exposed_communication_s"]))
+        console.print(side)
     ranked = sorted(p.kernels, key=lambda k: -k.total_time_s)
     shown = ranked if top == 0 else ranked[:top]
     table = Table(title=f"top {len(shown)} kernels by time" if top else "all kernels")

@@ -216,14 +216,15 @@ def _noise(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title=f"run-to-run error of re-measured medians ({report.dataset})")
-    for col in ("rows", "", "median |err|", "p90 |err|", "within 5%", "within 10%", "median CV"):
+    for col in ("rows", "", "median err", "median |err|", "p90 |err|", "within 5%", "within 10%",
+                "median CV"):
         table.add_column(col, justify="left" if col in ("rows", "") else "right")
     lines = [("all", "", report.overall)]
     lines += [("kind", k, s) for k, s in sorted(report.by_kind.items())]
     lines += [("family", k, s) for k, s in sorted(report.by_family.items())]
     for label, key, s in lines:
         table.add_row(label, f"{key} ({s.rows})" if key else f"({s.rows})",
-                      f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",
+                      f"{s.median_error:+.1%}", f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",
                       f"{s.within_5pct:.0%}", f"{s.within_10pct:.0%}", f"{s.median_cv:.2f}")
     console = _console()
     console.print(table)

@@ -146,7 +146,12 @@ def _print_result(result: Any) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from ..train.evaluate import evaluate
 
-    report = evaluate(args.data, hardware=args.hardware, out=args.out, seed=args.seed,
+    result = evaluate(args.data, hardware=args.hardware, out=args.out, seed=args.seed,
                       progress=_say)
-    print(f"fidelity report: {report}")
+    for scope, table in (("kernel samples", result.kernels), ("programs", result.programs)):
+        for fidelity, s in table.items():
+            if s.get("n"):
+                print(f"{scope:14s} {fidelity:12s} n={s['n']:4d}  MAPE {s['mape']:7.1%}  "
+                      f"median APE {s['median_ape']:6.1%}  within 10% {s['within_10pct']:4.0%}")
+    print(f"fidelity report: {result.report}")
     return 0

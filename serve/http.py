@@ -100,7 +100,7 @@ class PredictRequest(BaseModel):
         ..., description="a catalog name or alias, comma-separated names, or a list of "
                          "names (see GET /v1/hardware). A list, or several comma-separated "
                          "names, returns a list of predictions in the same order")
-    fidelity: str = Field("roofline", description="prediction fidelity")
+    fidelity: str = Field("auto", description="auto (learned where a bundled model exists, else roofline), roofline, learned, all")
     mesh: Mesh | None = Field(
         None, description="device mesh, axis name -> size, e.g. {\"data\": 4, \"model\": 2}")
     topology: str | None = Field(None, description="interconnect topology override")
@@ -380,7 +380,6 @@ class Service:
     def predict_json(self, req: PredictRequest) -> bytes:
         """The whole request, on a pool thread: validate the cheap things first, then
         the (cached) analysis, then one prediction per chip, serialized."""
-        from ..hardware import get_hardware
         from . import predict as predict_module
 
         fidelities = getattr(predict_module, "FIDELITIES", None)
@@ -388,7 +387,7 @@ class Service:
             raise InvalidArgumentError(
                 f"unknown fidelity {req.fidelity!r}; allowed: {', '.join(fidelities)}")
         names, as_list = _hardware_names(req.hardware)
-        chips = [get_hardware(n) for n in names]  # fail on a bad name before parsing
+        chips = [predict_module.resolve_hardware(n, req.fidelity) for n in names]
         extra: dict[str, Any] = {}
         for key in ("mesh", "topology", "overlap"):
             value = getattr(req, key)

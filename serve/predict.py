@@ -37,7 +37,9 @@ from ..models.roofline import kernel_times
 from ..models.schedule import Schedule, kernel_graph, list_schedule
 from ..models.topology import Topology
 
-FIDELITIES = ("roofline",)
+FIDELITIES = ("auto", "roofline", "learned", "all")
+# auto: learned where a bundled model exists for the chip, else roofline.
+# all: the auto prediction, with every available fidelity's totals in `by_fidelity`.
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class KernelRow:
     compute_s: float
     memory_s: float
     bound: str                  # compute | memory | overhead | communication | unpriced
+    time_low_s: float | None = None    # learned fidelity: 80 % interval of time_s
+    time_high_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in self.__slots__}
@@ -94,6 +98,7 @@ class Prediction:
     topology: str = ""
     num_devices: int = 1
     overlap: bool = True
+    by_fidelity: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +119,7 @@ class Prediction:
             "kernels": [k.to_dict() for k in self.kernels],
             "collectives": [c.to_dict() for c in self.collectives],
             "critical_path": list(self.critical_path),
+            "by_fidelity": {k: dict(v) for k, v in self.by_fidelity.items()},
             "notes": list(self.notes),
         }
 
@@ -164,19 +170,28 @@ class _Prepared:
             return cached
         analysis = self.analysis
         prog = analysis.program
-        times = kernel_times(analysis.kernels, prog, hw)   # the roofline: FIDELITIES
+        times = kernel_times(analysis.kernels, prog, hw)
+        learned = learned_kernels(analysis, hw) if fidelity == "learned" else None
         rows: list[KernelRow] = []
         durations: list[float] = []
-        overhead_s = 0.0
-        for kernel, t in zip(analysis.kernels, times):
+        overhead_s = learned.floor_s if learned is not None else 0.0
+        for i, (kernel, t) in enumerate(zip(analysis.kernels, times)):
             root = prog.ops[kernel.root]
-            total = t.time_s * kernel.count
-            overhead_s += t.overhead_s * kernel.count
+            low = high = None
+            if learned is not None and not self.is_collective[i]:
+                time_s = float(learned.time_s[i])
+                low, high = float(learned.low_s[i]), float(learned.high_s[i])
+            else:
+                time_s = t.time_s
+                overhead_s += t.overhead_s * kernel.count
+            total = time_s * kernel.count
             durations.append(total)
             rows.append(KernelRow(
                 kernel.index, kernel.kind, tuple(prog.ops[i].opcode for i in kernel.ops),
                 root.location, kernel.count, kernel.flops, kernel.bytes_accessed,
-                t.time_s, total, t.compute_s, t.memory_s, t.bound))
+                time_s, total, t.compute_s, t.memory_s, t.bound, low, high))
+        if learned is not None:
+            durations = _scale_to_step(durations, self.is_collective, learned)
         value = (hw, rows, durations, overhead_s)
         _bounded_set(self.by_hardware, key, value, self._MEMO_LIMIT)
         return value
@@ -191,6 +206,38 @@ class _Prepared:
             value = price_collectives(self.analysis.kernels, self.analysis.program, topology)
         _bounded_set(self.by_topology, topology, value, self._MEMO_LIMIT)
         return value
+
+
+def learned_kernels(analysis: Analysis, hw: Hardware):
+    from ..models.learned import load_models, predict_kernels
+
+    models = load_models(hw.name)
+    if models is None:
+        raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
+                                   f"for: {', '.join(learned_hardware()) or 'none'}")
+    return predict_kernels(models, analysis, hw)
+
+
+def learned_hardware() -> list[str]:
+    from ..models.learned import available
+
+    return available()
+
+
+def _scale_to_step(durations: list[float], is_collective: list[bool], learned: Any) -> list[float]:
+    """Put the per-call floor on the first compute kernel and, when a step model gave
+    the step time, scale the compute kernels so that they add up to it."""
+    compute = [i for i, c in enumerate(is_collective) if not c]
+    if not compute:
+        return durations
+    total = sum(durations[i] for i in compute)
+    target = learned.step_s - learned.floor_s
+    out = list(durations)
+    if learned.step_source == "step_gnn" and total > 0 and target > 0:
+        for i in compute:
+            out[i] *= target / total
+    out[compute[0]] += learned.floor_s
+    return out
 
 
 def _bounded_set(memo: dict, key: Any, value: Any, limit: int) -> None:
@@ -340,7 +387,7 @@ def _hardware_key(hw: Hardware) -> Any:
 
 
 def predict(program: Any, hardware: str | Hardware = "H100-SXM",
-            fidelity: str = "roofline", *, mesh: Any = None,
+            fidelity: str = "auto", *, mesh: Any = None,
             topology: str | Topology | None = None, overlap: bool = True,
             cache: ProgramCache | None = None) -> Prediction:
     """Predict one step of `program` on `hardware`.
@@ -348,6 +395,9 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
     program: anything `load_program` accepts (a JAX function needs `load_program` or
         `predict_many` for its example arguments), a `Program`, or an `Analysis`.
     hardware: a catalog name or alias, or a `Hardware`.
+    fidelity: "auto" (learned where a bundled model exists for the chip, else the
+        roofline; the result's `fidelity` says which), "roofline", "learned", or "all"
+        (the auto prediction plus every available fidelity's totals in `by_fidelity`).
     mesh: {axis: size} ("data=4,model=2"): partition an annotated program for that mesh,
         or place a shard_map/pmap program on it (see `load_program`).
     topology: None (the chip's default fabric for the program's devices), a kind name
@@ -358,9 +408,50 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
     if fidelity not in FIDELITIES:
         raise InvalidArgumentError(
             f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
-    hw = get_hardware(hardware)
+    hw = resolve_hardware(hardware, fidelity)
     entry = (cache or _CACHE).prepared(program, mesh)
-    return _predict(entry, hw, fidelity, topology, bool(overlap))
+    return _predict_fidelity(entry, hw, fidelity, topology, bool(overlap))
+
+
+def resolve_hardware(hardware: str | Hardware, fidelity: str) -> Hardware:
+    """The chip's spec; `host-cpu` without a local calibration falls back to the spec
+    its bundled learned model was trained with, when one ships."""
+    from ..errors import UnknownHardwareError
+
+    try:
+        return get_hardware(hardware)
+    except UnknownHardwareError:
+        if fidelity == "roofline" or not isinstance(hardware, str):
+            raise
+        from ..models.learned import bundled_hardware
+
+        hw = bundled_hardware(hardware)
+        if hw is None:
+            raise
+        return hw
+
+
+def _predict_fidelity(entry: "_Prepared", hw: Hardware, fidelity: str,
+                      topology: str | Topology | None, overlap: bool) -> Prediction:
+    """Resolve auto / all into concrete fidelities and predict."""
+    from ..models.learned import load_models
+
+    has_learned = fidelity in ("auto", "all", "learned") and load_models(hw.name) is not None
+    chosen = fidelity
+    if fidelity in ("auto", "all"):
+        chosen = "learned" if has_learned else "roofline"
+    result = _predict(entry, hw, chosen, topology, overlap)
+    if fidelity == "all":
+        others = ["roofline"] + (["learned"] if has_learned else [])
+        for name in others:
+            p = result if name == chosen else _predict(entry, hw, name, topology, overlap)
+            result.by_fidelity[name] = {
+                "step_time_s": p.step_time_s, "compute_s": p.compute_s,
+                "communication_s": p.communication_s,
+                "exposed_communication_s": p.exposed_communication_s}
+        if not has_learned:
+            result.notes.append(f"no learned model for {hw.name}: only the roofline is shown")
+    return result
 
 
 def _predict(entry: _Prepared, hw: Hardware, fidelity: str,
@@ -427,7 +518,7 @@ def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
 
 
 def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[Any]], *,
-                 hardware: str | Hardware = "H100-SXM", fidelity: str = "roofline",
+                 hardware: str | Hardware = "H100-SXM", fidelity: str = "auto",
                  mesh: Any = None, topology: str | Topology | None = None,
                  overlap: bool = True, errors: str = "raise",
                  cache: ProgramCache | None = None) -> list[Any]:
@@ -450,10 +541,10 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
             if fid not in FIDELITIES:
                 raise InvalidArgumentError(
                     f"unknown fidelity {fid!r}; allowed: {', '.join(FIDELITIES)}")
-            hw = get_hardware(c.hardware if c.hardware is not None else hardware)
+            hw = resolve_hardware(c.hardware if c.hardware is not None else hardware, fid)
             entry = cache.prepared(c.program, c.mesh if c.mesh is not None else mesh,
                                    c.args, c.kwargs)
-            out.append(_predict(entry, hw, fid,
+            out.append(_predict_fidelity(entry, hw, fid,
                                 c.topology if c.topology is not None else topology,
                                 bool(c.overlap if c.overlap is not None else overlap)))
         except StablecostError as exc:

@@ -290,3 +290,21 @@ def test_split_cli_writes_assignment(tmp_path, capsys):
     lines = out.read_text().splitlines()
     assert lines[0] == "sample_id,split" and len(lines) == 21
     assert "train" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- shipped data
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "cpu"
+
+
+def test_shipped_cpu_dataset_validates_and_covers_every_family():
+    [report] = store.validate(SHIPPED)
+    assert report.ok, report.problems[:5]
+    frame = store.read_frame(SHIPPED, columns=["kind", "family", "source"])
+    assert set(frame[frame["kind"] == "kernel"]["family"]) == set(kernels.FAMILIES)
+    assert set(frame[frame["kind"] == "program"]["family"]) == set(zoo.PROGRAM_FAMILIES)
+    assert (frame["kind"] == "kernel").sum() >= 3000 and (frame["kind"] == "program").sum() >= 300
+    assert set(frame["source"]) == {"collected"}
+    size = sum(f.stat().st_size for f in SHIPPED.rglob("*") if f.is_file())
+    assert size <= 20e6
+    [dataset] = store.find_datasets(SHIPPED)
+    assert (dataset / "hardware.toml").is_file() and (dataset / "noise.json").is_file()

@@ -111,7 +111,7 @@ def test_cli_stdin_and_human_tables(examples_dir):
     (("predict", "missing.mlir", "--hardware", "H100-SXM"), b"program file not found"),
     (("predict", "{prog}", "--hardware", "H1000"), b"unknown hardware 'H1000'; valid names"),
     (("predict", "{prog}", "--hardware", "H100-SXM", "--fidelity", "magic"),
-     b"unknown fidelity 'magic'; allowed: roofline"),
+     b"unknown fidelity 'magic'; allowed: auto, roofline, learned, all"),
     (("hardware", "show", "nope"), b"unknown hardware 'nope'"),
     (("frobnicate",), b"invalid choice"),
 ])

@@ -227,7 +227,7 @@ def test_malformed_mlir_is_400_with_the_parser_message(server):
     ({"program_base64": "not base64!", "hardware": "H100-SXM"}, "InvalidArgumentError",
      "program_base64 is not valid base64"),
     ({"program": "module {}", "hardware": "H100-SXM", "fidelity": "oracle"},
-     "InvalidArgumentError", "unknown fidelity 'oracle'; allowed: roofline"),
+     "InvalidArgumentError", "unknown fidelity 'oracle'; allowed: auto, roofline, learned, all"),
     ({"program": "module {}", "hardware": " , "}, "InvalidArgumentError",
      "at least one name"),
     ({"program": "module {}", "hardware": "H100-SXM,warp-drive"}, "UnknownHardwareError",

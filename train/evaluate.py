@@ -5,6 +5,7 @@ samples) and per model family (whole programs). Markdown plus PNG plots.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -17,6 +18,13 @@ from . import metrics, plots
 from .data import dataset_hardware, featurize_rows, load_frame, pick_dataset
 
 
+@dataclass
+class Evaluation:
+    report: Path
+    kernels: dict[str, dict[str, float]] = field(default_factory=dict)    # fidelity -> summary
+    programs: dict[str, dict[str, float]] = field(default_factory=dict)   # + "ranking_tau"
+
+
 def _fmt(stats: dict[str, float]) -> str:
     if not stats.get("n"):
         return "| – | – | – | – |"
@@ -26,7 +34,7 @@ def _fmt(stats: dict[str, float]) -> str:
 
 def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path = "fidelity-report",
              seed: int = 0, models_root: Path | None = None,
-             progress: Callable[[str], None] | None = None) -> Path:
+             progress: Callable[[str], None] | None = None) -> Evaluation:
     say = progress or (lambda message: None)
     dataset = pick_dataset(data, hardware)
     info = store.DatasetInfo.read(dataset)
@@ -37,6 +45,7 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
                          f"`stablecost train xgboost --data {data} --save ...`")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    result = Evaluation(out / "report.md")
     lines = [f"# Fidelity report: {info.hardware} ({dataset.name})", "",
              f"Held-out test split (grouped by shape/model family, seed {seed}); "
              f"models from `{models.path}`. Errors are absolute percentage errors of the "
@@ -55,6 +64,8 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         roofline = f.sample_roofline_s()
         learned = np.array([predict_kernels(models, a, hw).step_s for a in analyses])
         families = f.samples["family"].to_numpy()
+        result.kernels = {"roofline": metrics.summary(measured, roofline),
+                          "xgboost": metrics.summary(measured, learned)}
         lines += ["## Kernel samples (test split)", "",
                   f"{len(measured)} samples. Learned = floor "
                   f"({models.floor_s * 1e6:.1f} µs) + sum of per-kernel XGBoost predictions.", "",
@@ -94,6 +105,9 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         if models.step is not None:
             series["GNN"] = np.array([r.step_s for r in results])
         families = f.samples["family"].to_numpy()
+        for name, values in series.items():
+            result.programs[name] = metrics.summary(measured, values) | {
+                "ranking_tau": metrics.ranking_tau(measured, values, families)}
         header = "| family | n | " + " | ".join(f"{k} MAPE" for k in series) + \
             " | " + " | ".join(f"{k} τ" for k in series) + " |"
         lines += ["## Whole programs (test split)", "",
@@ -115,6 +129,5 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         plots.error_cdf({k: metrics.ape(measured, v) for k, v in series.items()},
                         out / "programs_error_cdf.png", "whole programs, test split")
         lines += ["![programs](programs_scatter.png) ![programs cdf](programs_error_cdf.png)", ""]
-    report = out / "report.md"
-    store.atomic_write_bytes(report, "\n".join(lines).encode())
-    return report
+    store.atomic_write_bytes(result.report, "\n".join(lines).encode())
+    return result

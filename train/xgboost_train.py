@@ -131,6 +131,9 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                        metrics={k: v for k, v in result_metrics.items()
                                 if k.startswith(("val_", "test_", "roofline_"))},
                        run_id=run.info.run_id)
+            spec = dataset / "hardware.toml"
+            if spec.is_file():  # host-cpu: the calibration the rows were priced with
+                store.atomic_write_bytes(Path(bundle) / "hardware.toml", spec.read_bytes())
             mlflow.log_artifacts(str(bundle), artifact_path="bundle")
         name = REGISTERED_NAME.format(hardware=slug)
         example = _frame(f.X[:5])
