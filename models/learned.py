@@ -5,7 +5,8 @@ optionally `step_gnn/` (the per-step GNN). Bundles ship in the package under
 `models/bundled/<hardware slug>/`; each one's metadata is checked on load, so a model
 trained on other features is refused with a clear error instead of mispredicting.
 
-    step time = GNN(program)                       when a step model exists
+    step time = GNN(program)                       when a step model exists and the
+                                                   program has >= 16 compute kernels
               = floor + sum(count x kernel time)   otherwise
 """
 
@@ -27,6 +28,9 @@ from .kernel_model import KernelCostModel
 from .roofline import kernel_times
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
+# The step GNN learned from whole training steps (tens to hundreds of kernels); a
+# program of a few kernels is priced by the kernel sum, as its kernel samples were.
+MIN_STEP_KERNELS = 16
 
 
 def hardware_slug(name: str) -> str:
@@ -108,7 +112,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> 
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
     source = "kernel_sum"
-    if models.step is not None:
+    if models.step is not None and len(chosen) >= MIN_STEP_KERNELS:
         from .gnn import program_graph
 
         graph = program_graph(analysis, hw, models.kernel, models.floor_s)

@@ -62,7 +62,10 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         f, analyses = featurize_rows(test, hw, keep_analyses=True)
         measured = f.samples["median_s"].to_numpy()
         roofline = f.sample_roofline_s()
-        learned = np.array([predict_kernels(models, a, hw).step_s for a in analyses])
+        # the per-kernel model alone: floor + sum of its kernel predictions
+        learned = np.array([models.floor_s + float(np.dot([k.count for k in a.kernels],
+                                                          predict_kernels(models, a, hw).time_s))
+                            for a in analyses])
         families = f.samples["family"].to_numpy()
         result.kernels = {"roofline": metrics.summary(measured, roofline),
                           "xgboost": metrics.summary(measured, learned)}

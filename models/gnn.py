@@ -1,0 +1,527 @@
+"""The per-step GNN: a message-passing network over a program's fused kernels that
+predicts the whole step time.
+
+Graph. One node per priced, non-collective fused kernel (the kernels the per-kernel
+model prices, in program order). A node's features are the kernel's feature vector
+(`features.FEATURES`), log2 of the per-kernel model's predicted microseconds for one
+execution and log2 of its executions per step. An edge A -> B means an op of B reads a
+value produced by an op of A; metadata/free ops that belong to no kernel (and kernels
+that are not nodes) are looked through, so `reshape`s between two kernels do not cut
+the data flow. Each graph also carries a few whole-program numbers (`GRAPH_FEATURES`):
+the kernel-model sum, the roofline sum, the kernel count and the launches per step.
+
+Network. Messages flow both ways along def-use edges with separate weights per
+direction: each layer is `h + ReLU(LayerNorm(SAGE_fwd(h, producers) + SAGE_bwd(h,
+consumers)))` with mean aggregation. Mean (not sum) aggregation keeps activations
+bounded on high fan-in nodes of 10k+ node graphs; separate directions let a kernel
+tell what feeds it (is its input still in cache, is it on the critical path) from what
+it feeds; SAGE's separate root weight keeps the node's own cost distinct from its
+neighbourhood. The readout concatenates sum, mean and max pooling (the sum through
+`asinh`, which grows like a log, so a 12k-node graph does not saturate the head) with
+the standardized graph features, and an MLP maps them to one number.
+
+Targets. ``direct``: log2 of the measured step seconds. ``residual``: log2 of measured
+over `floor + sum(count x kernel-model prediction)` (the network learns what the
+per-kernel sum misses: overlap, cache reuse across kernels, per-call overheads). The
+target is standardized with the training mean and std; the last layer starts at zero,
+so an untrained network predicts the mean.
+
+Saved as a torch `state_dict` (`step_gnn.pt`, tensors only, loaded with
+`weights_only=True`) plus `meta.json` (featurizer and feature-schema versions, feature
+names, hyperparameters, normalization, target, training-data digest, the per-call floor
+and the kernel model it was trained over), checked on load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+import numpy as np
+
+from ..errors import ModelError, NotFittedError
+from ..featurize.fusion import COLLECTIVE, Kernel
+from ..featurize.program import FEATURIZER_VERSION, Program
+from ..hardware import Hardware
+from .features import FEATURE_SCHEMA_VERSION, FEATURES, N_FEATURES
+
+MODEL_NAME = "step_gnn"
+WEIGHTS_FILE = "step_gnn.pt"
+GNN_SCHEMA_VERSION = "1"
+TARGETS = ("direct", "residual")
+NODE_FEATURES: tuple[str, ...] = (*FEATURES, "kernel_pred_log2_us", "count_log2")
+GRAPH_FEATURES: tuple[str, ...] = ("kernel_sum_log2_s", "roofline_sum_log2_s",
+                                   "kernels_log2", "launches_log2")
+_TINY_S = 1e-9
+_PREDICT_NODES = 50_000   # nodes per forward pass when predicting (bounds memory)
+
+
+class KernelPredictor(Protocol):
+    """What the graph builder needs from a per-kernel model (`KernelCostModel` is one)."""
+
+    def predict(self, X: np.ndarray, roofline_s: np.ndarray) -> np.ndarray: ...
+
+
+# --------------------------------------------------------------------------- graphs
+def step_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
+    """The kernels that become nodes: priced and not collectives (the ones the
+    per-kernel model prices; the same filter as `train.data.featurize_rows`)."""
+    return [k for k in kernels if k.kind != COLLECTIVE and k.priced]
+
+
+def kernel_edges(program: Program, kernels: Sequence[Kernel]) -> np.ndarray:
+    """Def-use edges between `kernels` as a (2, edges) int64 array of positions in
+    `kernels`: (a, b) when an op of kernel b reads a value produced by an op of kernel a,
+    looking through ops that belong to none of `kernels`. No self loops, no duplicates."""
+    ops = program.ops
+    producers = program.producers
+    owner: dict[int, list[int]] = {}
+    for position, kernel in enumerate(kernels):
+        for op_index in kernel.ops:
+            owner.setdefault(op_index, []).append(position)
+    through: dict[int, frozenset[int]] = {}   # non-member op -> kernels feeding it
+
+    def feeding(op_index: int) -> frozenset[int]:
+        if op_index in through:
+            return through[op_index]
+        # iterative DFS over chains of non-member ops (they can be long)
+        stack = [op_index]
+        while stack:
+            top = stack[-1]
+            pending = []
+            for v in ops[top].inputs:
+                p = producers[v]
+                if p >= 0 and p not in owner and p not in through:
+                    pending.append(p)
+            if pending:
+                through.setdefault(top, frozenset())  # breaks cycles, none expected
+                stack.extend(pending)
+                continue
+            stack.pop()
+            found: set[int] = set()
+            for v in ops[top].inputs:
+                p = producers[v]
+                if p < 0:
+                    continue
+                found.update(owner[p] if p in owner else through.get(p, ()))
+            through[top] = frozenset(found)
+        return through[op_index]
+
+    edges: set[tuple[int, int]] = set()
+    for b, kernel in enumerate(kernels):
+        members = set(kernel.ops)
+        for op_index in kernel.ops:
+            for v in ops[op_index].inputs:
+                p = producers[v]
+                if p < 0 or p in members:
+                    continue
+                sources = owner[p] if p in owner else feeding(p)
+                for a in sources:
+                    if a != b:
+                        edges.add((a, b))
+    if not edges:
+        return np.zeros((2, 0), dtype=np.int64)
+    return np.array(sorted(edges), dtype=np.int64).T.copy()
+
+
+def graph_from_parts(X: np.ndarray, roofline_s: np.ndarray, count: np.ndarray,
+                     kernel_pred_s: np.ndarray, edge_index: np.ndarray, floor_s: float):
+    """A `torch_geometric.data.Data` from per-kernel arrays (kernel features, roofline
+    and predicted seconds of one execution, executions per step) and edges.
+
+    Graph attributes: `graph_x` (1, GRAPH_FEATURES), `baseline_s` = floor + sum of
+    count x prediction, `roofline_s` = sum of count x roofline (float64, shape (1,))."""
+    import torch
+    from torch_geometric.data import Data
+
+    X = np.asarray(X, dtype=np.float32)
+    n = len(X)
+    if n == 0:
+        raise ModelError("a program with no priced kernel has no step graph")
+    if X.ndim != 2 or X.shape[1] != N_FEATURES:
+        raise ModelError(f"kernel features have shape {X.shape}; expected ({n}, {N_FEATURES})")
+    pred = np.asarray(kernel_pred_s, dtype=np.float64)
+    if not np.all(np.isfinite(pred)) or np.any(pred < 0):
+        bad = int(np.sum(~np.isfinite(pred) | (pred < 0)))
+        raise ModelError(f"the kernel model returned {bad} non-finite or negative kernel "
+                         "time(s); cannot build the step graph")
+    count = np.asarray(count, dtype=np.float64)
+    rl = np.asarray(roofline_s, dtype=np.float64)
+    extra = np.stack([np.log2(np.maximum(pred * 1e6, 1e-6)),
+                      np.log2(np.maximum(count, 1e-6))], axis=1).astype(np.float32)
+    baseline_s = float(floor_s) + float(np.sum(count * pred))
+    roofline_sum_s = float(np.sum(count * rl))
+    graph_x = np.array([[math.log2(max(baseline_s, _TINY_S)),
+                         math.log2(max(roofline_sum_s, _TINY_S)),
+                         math.log2(n), math.log2(max(float(np.sum(count)), 1.0))]],
+                       dtype=np.float32)
+    edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    return Data(x=torch.from_numpy(np.concatenate([X, extra], axis=1)),
+                edge_index=torch.from_numpy(edge_index),
+                graph_x=torch.from_numpy(graph_x),
+                baseline_s=torch.tensor([baseline_s], dtype=torch.float64),
+                roofline_s=torch.tensor([roofline_sum_s], dtype=torch.float64),
+                num_nodes=n)
+
+
+def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
+                  floor_s: float):
+    """The step graph of an analyzed program (`featurize.analysis.analyze(...)`) on `hw`,
+    with node features from `kernel_model` (whose bundle's `floor_s` goes in `floor_s`).
+
+    Kernels without a cost rule or collectives are not nodes (the caller reports the
+    program's unpriced ops; `analysis.unpriced`)."""
+    from .features import program_features
+    from .roofline import kernel_times
+
+    kernels = step_kernels(analysis.kernels)
+    if not kernels:
+        raise ModelError(f"{analysis.program.source}: no priced compute kernel, so the step "
+                         "GNN cannot price it")
+    X = program_features(kernels, analysis.program, hw)
+    rl = np.array([t.time_s for t in kernel_times(kernels, analysis.program, hw)])
+    count = np.array([k.count for k in kernels], dtype=np.float64)
+    pred = np.asarray(kernel_model.predict(X, rl), dtype=np.float64)
+    return graph_from_parts(X, rl, count, pred, kernel_edges(analysis.program, kernels),
+                            floor_s)
+
+
+# --------------------------------------------------------------------------- network
+def _network(n_node: int, n_graph: int, hidden: int, layers: int, dropout: float):
+    import torch
+    from torch import nn
+    from torch_geometric.nn import SAGEConv, global_add_pool, global_max_pool, \
+        global_mean_pool
+
+    class StepNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            for name, size in (("node_mean", n_node), ("graph_mean", n_graph)):
+                self.register_buffer(name, torch.zeros(size))
+            for name, size in (("node_std", n_node), ("graph_std", n_graph)):
+                self.register_buffer(name, torch.ones(size))
+            self.register_buffer("y_mean", torch.zeros(()))
+            self.register_buffer("y_std", torch.ones(()))
+            self.encode = nn.Sequential(nn.Linear(n_node, hidden), nn.ReLU(),
+                                        nn.Linear(hidden, hidden))
+            self.forward_convs = nn.ModuleList(
+                SAGEConv(hidden, hidden, aggr="mean") for _ in range(layers))
+            self.backward_convs = nn.ModuleList(
+                SAGEConv(hidden, hidden, aggr="mean", root_weight=False) for _ in range(layers))
+            self.norms = nn.ModuleList(nn.LayerNorm(hidden) for _ in range(layers))
+            self.dropout = nn.Dropout(dropout)
+            self.head = nn.Sequential(nn.Linear(3 * hidden + n_graph, hidden), nn.ReLU(),
+                                      nn.Linear(hidden, hidden), nn.ReLU(),
+                                      nn.Linear(hidden, 1))
+            nn.init.zeros_(self.head[-1].weight)
+            nn.init.zeros_(self.head[-1].bias)
+
+        def forward(self, x, edge_index, batch, graph_x, num_graphs: int):
+            h = self.encode((x - self.node_mean) / self.node_std)
+            reverse = edge_index.flip(0)
+            for fwd, bwd, norm in zip(self.forward_convs, self.backward_convs, self.norms):
+                h = h + self.dropout(torch.relu(norm(fwd(h, edge_index) + bwd(h, reverse))))
+            pooled = torch.cat([torch.asinh(global_add_pool(h, batch, num_graphs)),
+                                global_mean_pool(h, batch, num_graphs),
+                                global_max_pool(h, batch, num_graphs),
+                                (graph_x - self.graph_mean) / self.graph_std], dim=1)
+            return self.head(pooled).squeeze(-1)   # standardized target
+
+    return StepNet()
+
+
+@contextlib.contextmanager
+def _deterministic(seed: int, threads: int | None) -> Iterator[None]:
+    """Seed torch's RNG and switch on deterministic algorithms inside the block, leaving
+    the caller's RNG state, determinism flags and thread count as they were."""
+    import torch
+
+    was_on = torch.are_deterministic_algorithms_enabled()
+    was_warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    old_threads = torch.get_num_threads()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        if threads:
+            torch.set_num_threads(threads)
+        try:
+            yield
+        finally:
+            torch.use_deterministic_algorithms(was_on, warn_only=was_warn)
+            torch.set_num_threads(old_threads)
+
+
+class StepGNN:
+    """Whole-step time from the kernel graph, scikit-learn style.
+
+    Hyperparameters are keyword-only and stored verbatim; learned state ends in `_`.
+    `fit(graphs, time_s)` takes graphs from `program_graph`/`graph_from_parts` and
+    measured step seconds; `predict(graphs)` returns seconds. `threads` sets torch's
+    intra-op threads during `fit` only (1 is fastest on a busy 2-core machine).
+    """
+
+    def __init__(self, *, target: str = "residual", hidden: int = 64, layers: int = 3,
+                 epochs: int = 200, lr: float = 3e-3, weight_decay: float = 1e-4,
+                 batch_size: int = 16, dropout: float = 0.0, seed: int = 0,
+                 threads: int | None = None) -> None:
+        self.target = target
+        self.hidden = hidden
+        self.layers = layers
+        self.epochs = epochs
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.batch_size = batch_size
+        self.dropout = dropout
+        self.seed = seed
+        self.threads = threads
+
+    def get_params(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
+
+    def _check_params(self) -> None:
+        if self.target not in TARGETS:
+            raise ModelError(f"target {self.target!r}; allowed: {', '.join(TARGETS)}")
+        if not 1 <= int(self.layers) <= 8:
+            raise ModelError(f"layers={self.layers!r}; allowed: 1 to 8")
+        for name in ("hidden", "epochs", "batch_size"):
+            if int(getattr(self, name)) < 1:
+                raise ModelError(f"{name}={getattr(self, name)!r}; must be at least 1")
+
+    # -- targets ---------------------------------------------------------------------
+    def _encode(self, time_s: np.ndarray, baseline_s: np.ndarray) -> np.ndarray:
+        time_s = np.maximum(np.asarray(time_s, dtype=np.float64), _TINY_S)
+        if self.target == "residual":
+            return np.log2(time_s / np.maximum(baseline_s, _TINY_S))
+        return np.log2(time_s)
+
+    def _decode(self, value: np.ndarray, baseline_s: np.ndarray) -> np.ndarray:
+        if self.target == "residual":
+            return np.exp2(value) * np.maximum(baseline_s, _TINY_S)
+        return np.exp2(value)
+
+    # -- fitting ---------------------------------------------------------------------
+    def _new_network(self):
+        return _network(len(NODE_FEATURES), len(GRAPH_FEATURES), int(self.hidden),
+                        int(self.layers), float(self.dropout))
+
+    @staticmethod
+    def _check_graphs(graphs: Sequence[Any]) -> None:
+        for i, g in enumerate(graphs):
+            if g.x is None or g.x.dim() != 2 or g.x.shape[1] != len(NODE_FEATURES):
+                shape = None if g.x is None else tuple(g.x.shape)
+                raise ModelError(f"graph {i}: node features of shape {shape}; expected "
+                                 f"(nodes, {len(NODE_FEATURES)}) from program_graph()")
+            if not hasattr(g, "graph_x") or not hasattr(g, "baseline_s"):
+                raise ModelError(f"graph {i} lacks graph_x/baseline_s: build it with "
+                                 "program_graph() or graph_from_parts()")
+
+    def fit(self, graphs: Sequence[Any], time_s: np.ndarray, *,
+            eval_set: tuple[Sequence[Any], np.ndarray] | None = None,
+            progress: Callable[[int, int, float], None] | None = None) -> "StepGNN":
+        """Train on `graphs` and their measured step seconds. With `eval_set` the
+        weights of the epoch with the lowest validation MAPE are kept."""
+        import torch
+        from torch_geometric.data import Batch
+        from torch_geometric.loader import DataLoader
+
+        self._check_params()
+        graphs = list(graphs)
+        time_s = np.asarray(time_s, dtype=np.float64)
+        if len(graphs) != len(time_s) or not graphs:
+            raise ModelError(f"{len(graphs)} graphs and {len(time_s)} times: need the same "
+                             "positive number")
+        if not np.all(np.isfinite(time_s)) or np.any(time_s <= 0):
+            raise ModelError("measured step times must be positive and finite")
+        self._check_graphs(graphs)
+        with _deterministic(int(self.seed), self.threads):
+            net = self._new_network()
+            everything = Batch.from_data_list(graphs)
+            x = everything.x.double()
+            gx = everything.graph_x.double()
+            baseline = everything.baseline_s.numpy()
+            y = self._encode(time_s, baseline)
+            with torch.no_grad():
+                net.node_mean.copy_(x.mean(0).float())
+                net.node_std.copy_(_safe_std(x.std(0, unbiased=False)).float())
+                net.graph_mean.copy_(gx.mean(0).float())
+                net.graph_std.copy_(_safe_std(gx.std(0, unbiased=False)).float())
+                net.y_mean.fill_(float(np.mean(y)))
+                net.y_std.fill_(float(max(np.std(y), 1e-3)))
+            data = []
+            for g, target in zip(graphs, (y - float(net.y_mean)) / float(net.y_std)):
+                g = g.clone()
+                g.y = torch.tensor([target], dtype=torch.float32)
+                data.append(g)
+            generator = torch.Generator().manual_seed(int(self.seed))
+            loader = DataLoader(data, batch_size=int(self.batch_size), shuffle=True,
+                                generator=generator)
+            optimizer = torch.optim.AdamW(net.parameters(), lr=float(self.lr),
+                                          weight_decay=float(self.weight_decay))
+            epochs = int(self.epochs)
+            schedule = torch.optim.lr_scheduler.CosineAnnealingLR(
+                optimizer, T_max=epochs, eta_min=float(self.lr) * 0.05)
+            loss_fn = torch.nn.SmoothL1Loss(beta=0.5)
+            self.network_ = net
+            best, best_score, history = None, math.inf, []
+            for epoch in range(epochs):
+                net.train()
+                total = 0.0
+                for batch in loader:
+                    optimizer.zero_grad()
+                    out = net(batch.x, batch.edge_index, batch.batch, batch.graph_x,
+                              batch.num_graphs)
+                    loss = loss_fn(out, batch.y)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+                    optimizer.step()
+                    total += loss.detach().item() * batch.num_graphs
+                schedule.step()
+                record = {"epoch": epoch, "train_loss": total / len(data)}
+                if eval_set is not None:
+                    measured = np.asarray(eval_set[1], dtype=np.float64)
+                    predicted = self._predict(eval_set[0])
+                    score = float(np.mean(np.abs(predicted - measured) / measured))
+                    record["val_mape"] = score
+                    if score < best_score:
+                        best_score = score
+                        best = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                        self.best_epoch_ = epoch
+                history.append(record)
+                if progress is not None:
+                    progress(epoch + 1, epochs, record.get("val_mape", record["train_loss"]))
+            if best is not None:
+                net.load_state_dict(best)
+            else:
+                self.best_epoch_ = epochs - 1
+            net.eval()
+        self.history_ = history
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "network_"):
+            raise NotFittedError("this StepGNN is not fitted yet: call fit() or load()")
+
+    # -- predicting ------------------------------------------------------------------
+    def _predict(self, graphs: Sequence[Any]) -> np.ndarray:
+        import torch
+        from torch_geometric.data import Batch
+
+        net = self.network_
+        was_training = net.training
+        net.eval()
+        outputs, baselines = [], []
+        try:
+            with torch.no_grad():
+                for chunk in _chunks(graphs, _PREDICT_NODES):
+                    batch = Batch.from_data_list(chunk)
+                    out = net(batch.x, batch.edge_index, batch.batch, batch.graph_x,
+                              batch.num_graphs)
+                    outputs.append((out.double() * net.y_std.double()
+                                    + net.y_mean.double()).numpy())
+                    baselines.append(batch.baseline_s.numpy())
+        finally:
+            net.train(was_training)
+        if not outputs:
+            return np.zeros(0)
+        return self._decode(np.concatenate(outputs), np.concatenate(baselines))
+
+    def predict(self, graphs: Sequence[Any]) -> np.ndarray:
+        """Predicted step seconds, one per graph. Touches no global torch state (thread
+        count, RNG, determinism flags), so it is safe to call from several threads."""
+        self._check_fitted()
+        graphs = list(graphs)
+        self._check_graphs(graphs)
+        return self._predict(graphs)
+
+    # -- persistence -----------------------------------------------------------------
+    def normalization(self) -> dict[str, Any]:
+        self._check_fitted()
+        net = self.network_
+        return {"node_mean": net.node_mean.tolist(), "node_std": net.node_std.tolist(),
+                "graph_mean": net.graph_mean.tolist(), "graph_std": net.graph_std.tolist(),
+                "y_mean": float(net.y_mean), "y_std": float(net.y_std)}
+
+    def save(self, directory: str | Path, **metadata: Any) -> Path:
+        """Write `step_gnn.pt` (the state_dict: tensors only) and `meta.json`."""
+        import io
+
+        import torch
+
+        from ..datasets.store import atomic_write_bytes
+
+        self._check_fitted()
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        buffer = io.BytesIO()
+        torch.save({k: v.detach().clone() for k, v in self.network_.state_dict().items()},
+                   buffer)
+        atomic_write_bytes(directory / WEIGHTS_FILE, buffer.getvalue())
+        meta = {"model": MODEL_NAME, "gnn_schema_version": GNN_SCHEMA_VERSION,
+                "featurizer_version": FEATURIZER_VERSION,
+                "feature_schema_version": FEATURE_SCHEMA_VERSION, "features": list(FEATURES),
+                "node_features": list(NODE_FEATURES), "graph_features": list(GRAPH_FEATURES),
+                "params": self.get_params(), "target": self.target,
+                "best_epoch": int(getattr(self, "best_epoch_", -1)),
+                "normalization": self.normalization(), **metadata}
+        atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> tuple["StepGNN", dict[str, Any]]:
+        """A fitted model and its metadata; a mismatched bundle is a `ModelError`."""
+        import torch
+
+        from .kernel_model import read_meta
+
+        directory = Path(directory)
+        meta = read_meta(directory, MODEL_NAME)
+        path = directory / "meta.json"
+        if meta.get("gnn_schema_version") != GNN_SCHEMA_VERSION or \
+                meta.get("node_features") != list(NODE_FEATURES) or \
+                meta.get("graph_features") != list(GRAPH_FEATURES):
+            raise ModelError(f"{path}: step GNN schema {meta.get('gnn_schema_version')!r} "
+                             f"does not match this stablecost's {GNN_SCHEMA_VERSION!r}; "
+                             "retrain it")
+        try:
+            model = cls(**meta["params"])
+            model._check_params()
+        except (TypeError, KeyError) as exc:
+            raise ModelError(f"{path}: unusable hyperparameters ({exc})") from None
+        try:
+            state = torch.load(directory / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+        except FileNotFoundError:
+            raise ModelError(f"{directory}: no {WEIGHTS_FILE} next to meta.json") from None
+        except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
+            raise ModelError(f"{directory / WEIGHTS_FILE}: unreadable weights ({exc})") \
+                from None
+        net = model._new_network()
+        try:
+            net.load_state_dict(state, strict=True)
+        except (RuntimeError, TypeError, AttributeError) as exc:
+            raise ModelError(f"{directory / WEIGHTS_FILE}: weights do not fit the network "
+                             f"described by meta.json ({str(exc).splitlines()[0]})") from None
+        net.eval()
+        model.network_ = net
+        model.best_epoch_ = int(meta.get("best_epoch", -1))
+        return model, meta
+
+
+def _chunks(graphs: Sequence[Any], max_nodes: int) -> Iterator[list[Any]]:
+    """Consecutive groups of graphs with at most `max_nodes` nodes (or one graph)."""
+    chunk: list[Any] = []
+    nodes = 0
+    for g in graphs:
+        if chunk and nodes + g.num_nodes > max_nodes:
+            yield chunk
+            chunk, nodes = [], 0
+        chunk.append(g)
+        nodes += g.num_nodes
+    if chunk:
+        yield chunk
+
+
+def _safe_std(std):
+    return std.clamp_min(1e-6).where(std > 1e-6, std.new_ones(()))
