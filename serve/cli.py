@@ -360,6 +360,8 @@ def _si(value: float) -> str:
 
 
 def _seconds(value: float) -> str:
+    if abs(value) < 1e-12:  # float round-off of a difference (exposed = step - compute)
+        return "0 ns"
     if value >= 1:
         return f"{value:.3g} s"
     if value >= 1e-3:
