@@ -87,9 +87,16 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
             kernel, meta = KernelCostModel.load(path / "kernel_xgb")
             models = LearnedModels(hardware, path, kernel, meta)
             if (path / "step_gnn" / "meta.json").is_file():
+                from ..errors import ModelError
                 from .gnn import StepGNN
 
                 models.step, models.step_meta = StepGNN.load(path / "step_gnn")
+                trained_over = (models.step_meta.get("kernel_model") or {}).get("data_digest")
+                if trained_over and trained_over != meta.get("data_digest"):
+                    raise ModelError(
+                        f"{path}: the step GNN was trained over kernel model {trained_over}, "
+                        f"the bundled kernel model is {meta.get('data_digest')}; retrain the "
+                        "GNN over it (`stablecost train gnn`)")
         _loaded[path] = models
         return models
 
@@ -113,9 +120,11 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> 
     step_s = models.floor_s + float(np.dot(counts, time_s))
     source = "kernel_sum"
     if models.step is not None and len(chosen) >= MIN_STEP_KERNELS:
-        from .gnn import program_graph
+        from .gnn import graph_from_parts, kernel_edges
 
-        graph = program_graph(analysis, hw, models.kernel, models.floor_s)
+        # the kernel features and predictions above are the GNN's node inputs
+        graph = graph_from_parts(X, rl, counts[chosen], time_s[chosen],
+                                 kernel_edges(program, subset), models.floor_s)
         step_s = float(models.step.predict([graph])[0])
         source = "step_gnn"
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s)
