@@ -9,12 +9,13 @@ machine (a busy second core slows medians up to 1.8x on the 2-core build machine
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TextIO
+
+from .machine import cpu_model
 
 
 def _median_seconds(fn: Callable[[], Any], repeats: int, min_time_s: float = 0.0) -> float:
@@ -30,15 +31,6 @@ def _median_seconds(fn: Callable[[], Any], repeats: int, min_time_s: float = 0.0
             break
     return statistics.median(samples)
 
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, float]:
@@ -114,7 +106,7 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
     return {
         "name": "host-cpu",
         "aliases": ["cpu", "host"],
-        "vendor": _cpu_model(),
+        "vendor": cpu_model(),
         "kind": "cpu",
         "compute": {
             "matmul_flops_per_s": {"f32": m["matmul_f32"], "bf16": m["matmul_bf16"],
@@ -136,7 +128,7 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
                          "inter_node_latency_s": 5e-5},
         "measured": {
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "cpu_model": _cpu_model(), "cores": cores, "quick": quick,
+            "cpu_model": cpu_model(), "cores": cores, "quick": quick,
             "backend": "jax cpu", "dispatch_s": m["dispatch"],
         },
         "sources": [{"title": "measured by `stablecost hardware calibrate`",

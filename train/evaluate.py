@@ -25,6 +25,17 @@ class Evaluation:
     programs: dict[str, dict[str, float]] = field(default_factory=dict)   # + "ranking_tau"
 
 
+def _test_rows(dataset: Path, kind: str, seed: int):
+    """The held-out test rows of one kind (empty when the dataset has none)."""
+    try:
+        frame = load_frame(dataset, kind, seed=seed)
+    except DatasetError:
+        import pandas as pd
+
+        return pd.DataFrame()
+    return frame[frame["split"] == "test"].reset_index(drop=True)
+
+
 def _fmt(stats: dict[str, float]) -> str:
     if not stats.get("n"):
         return "| – | – | – | – |"
@@ -52,12 +63,8 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
              "predicted against the measured median time.", ""]
 
     # kernel samples --------------------------------------------------------------
-    try:
-        frame = load_frame(dataset, "kernel", seed=seed)
-        test = frame[frame["split"] == "test"].reset_index(drop=True)
-    except DatasetError:
-        test = None
-    if test is not None and len(test):
+    test = _test_rows(dataset, "kernel", seed)
+    if len(test):
         say(f"kernel samples: {len(test)} test rows")
         f, analyses = featurize_rows(test, hw, keep_analyses=True)
         measured = f.samples["median_s"].to_numpy()
@@ -90,12 +97,8 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         lines += ["![kernels](kernels_scatter.png) ![kernels cdf](kernels_error_cdf.png)", ""]
 
     # whole programs ----------------------------------------------------------------
-    try:
-        frame = load_frame(dataset, "program", seed=seed)
-        test = frame[frame["split"] == "test"].reset_index(drop=True)
-    except DatasetError:
-        test = None
-    if test is not None and len(test):
+    test = _test_rows(dataset, "program", seed)
+    if len(test):
         say(f"programs: {len(test)} test rows")
         f, analyses = featurize_rows(test, hw, keep_analyses=True)
         measured = f.samples["median_s"].to_numpy()
