@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..gcpause import gc_paused
 from .costs import OpCost, program_costs
 from .fusion import Kernel, fuse
 from .program import FEATURIZER_VERSION, Program
@@ -76,6 +77,7 @@ class Analysis:
         }
 
 
+@gc_paused
 def analyze(program: Any) -> Analysis:
     """Analyze a program (anything `load_program` accepts)."""
     from .ingest import load_program

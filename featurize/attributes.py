@@ -18,13 +18,32 @@ _SKIPPED = frozenset({"value", "backend_config", "mhlo.frontend_attributes",
                       "result_layout", "operand_layouts", "api_version", "called_computations"})
 
 
-def decode_attributes(op) -> dict[str, Any]:
-    """All attributes of `op` (an `ir.Operation`) decoded, except payload-like ones."""
+def decode_attributes(op, cache: dict | None = None) -> dict[str, Any]:
+    """All attributes of `op` (an `ir.Operation`) decoded, except payload-like ones.
+
+    `cache` (attribute -> decoded value) shares the work between ops: MLIR uniques
+    attributes in their context, so the 75 layers of a model repeat a handful of
+    dimension-number attributes. Decoded values in it are shared, never mutate them.
+    """
     attributes = op.attributes
     if not len(attributes):
         return {}
-    return {name: decode(attributes[name]) for name in attributes.keys()
-            if name not in _SKIPPED}
+    if cache is None:
+        return {name: decode(attributes[name]) for name in attributes
+                if name not in _SKIPPED}
+    out = {}
+    for name in attributes:
+        if name in _SKIPPED:
+            continue
+        attr = attributes[name]
+        value = cache.get(attr, _MISSING)
+        if value is _MISSING:
+            value = cache[attr] = decode(attr)
+        out[name] = value
+    return out
+
+
+_MISSING = object()
 
 
 def _builtin_decoders(ir) -> dict[type, Any]:
@@ -121,16 +140,26 @@ def _dense_ints(dense) -> Any:
     return values
 
 
-def scalar_constant(op) -> int | float | None:
+def scalar_constant(op, cache: dict | None = None) -> int | float | None:
     """The value of a one-element (or splat) `stablehlo.constant`, else None.
 
     Works on `dense_resource<__elided__>` constants too (their value is unknown: None).
+    `cache` (attribute -> value) is shared between the constants of one program.
     """
-    ir = bindings()[0]
     try:
         attr = op.attributes["value"]
     except TypeError:  # element types the bindings cannot cast (complex constants)
         return None
+    if cache is None:
+        return _splat_value(attr)
+    value = cache.get(attr, _MISSING)
+    if value is _MISSING:
+        value = cache[attr] = _splat_value(attr)
+    return value
+
+
+def _splat_value(attr) -> int | float | None:
+    ir = bindings()[0]
     if isinstance(attr, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)) and attr.is_splat:
         return attr.get_splat_value().value
     return None

@@ -153,6 +153,7 @@ def fuse(program: Program, costs: list[OpCost | None],
             continue
         new_kernel(i, cls)
 
+    del consumer_kernels   # the recursive closure is a reference cycle holding `groups`
     kernels = [_measure(k, kinds[k], members[k], blocks[k], program, costs, groups,
                         producers, users, classes)
                for k in range(len(kinds))]
@@ -165,6 +166,8 @@ def fuse(program: Program, costs: list[OpCost | None],
 def _measure(index: int, kind: str, member_ops: list[int], block: int, program: Program,
              costs: list[OpCost | None], groups: list[list[int]], producers: list[int],
              users: list[list[int]], classes: list[str]) -> Kernel:
+    # Runs once per kernel on every analyze: totals are kept in locals and written to
+    # the Kernel once (see benchmarks/speed.py).
     ops = program.ops
     value_types = program.value_types
     root = member_ops[0] if kind != LOOP else max(member_ops)
@@ -172,23 +175,27 @@ def _measure(index: int, kind: str, member_ops: list[int], block: int, program: 
     kernel = Kernel(index, kind, ordered, ops[root].count, block)
     member_set = set(member_ops)
     reads: dict[int, float] = {}
+    flops = matmul_flops = transcendentals = send = recv = written = extra_read = 0.0
+    group_size = 1
     for m in member_ops:
         cost = costs[m]
         op = ops[m]
         if cost is None:
             kernel.priced = False
             continue
-        kernel.flops += cost.flops
-        if cost.unit == "matmul":
-            kernel.matmul_flops += cost.flops
-        kernel.transcendentals += cost.transcendentals
-        if cost.unit == "comm":
-            kernel.comm_send_bytes += cost.comm_send_bytes
-            kernel.comm_recv_bytes += cost.comm_recv_bytes
-            kernel.group_size = max(kernel.group_size, cost.group_size)
-        if op.opcode == "constant" and op.results[0].num_elements > 1:
-            kernel.bytes_read += op.results[0].nbytes  # a non-scalar constant is read
-        passthrough = classes[m] == FREE and op.opcode != "constant"
+        flops += cost.flops
+        unit = cost.unit
+        if unit == "matmul":
+            matmul_flops += cost.flops
+        transcendentals += cost.transcendentals
+        if unit == "comm":
+            send += cost.comm_send_bytes
+            recv += cost.comm_recv_bytes
+            group_size = max(group_size, cost.group_size)
+        opcode = op.opcode
+        if opcode == "constant" and op.results[0].num_elements > 1:
+            extra_read += op.results[0].nbytes  # a non-scalar constant is read
+        passthrough = classes[m] == FREE and opcode != "constant"
         for vid, nbytes in zip(op.inputs, cost.read_bytes):
             if producers[vid] in member_set:
                 continue
@@ -197,8 +204,16 @@ def _measure(index: int, kind: str, member_ops: list[int], block: int, program: 
                                                  else nbytes)
         for vid, nbytes in zip(op.outputs, cost.write_bytes):
             if _leaves(vid, m, member_set, groups, program, users, classes):
-                kernel.bytes_written += nbytes
-    kernel.bytes_read += sum(min(float(value_types[v].nbytes), r) for v, r in reads.items())
+                written += nbytes
+    kernel.flops = flops
+    kernel.matmul_flops = matmul_flops
+    kernel.transcendentals = transcendentals
+    kernel.comm_send_bytes = send
+    kernel.comm_recv_bytes = recv
+    kernel.group_size = group_size
+    kernel.bytes_written = written
+    kernel.bytes_read = extra_read + sum(min(float(value_types[v].nbytes), r)
+                                         for v, r in reads.items())
     return kernel
 
 

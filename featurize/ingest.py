@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..gcpause import gc_paused
 from ..dtypes import bits_per_element
 from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
 from .attributes import decode_attributes, scalar_constant
@@ -41,11 +42,16 @@ _KNOWN = frozenset(f"stablehlo.{n}" for n in (
     "pad", "iota", "constant", "gather", "dynamic_slice", "dynamic_update_slice", "and",
     "or", "not", "power", "logistic", "clamp", "reverse", "bitcast_convert"))
 _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return"})
+# Ops the walk handles itself rather than adding them to the program.
+_STRUCTURAL = _TERMINATORS | {"func.call", "stablehlo.composite", "stablehlo.while",
+                              "stablehlo.case", "stablehlo.if", "sdy.manual_computation",
+                              "mhlo.fusion"}
 _TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
                          "cbrt", "sine", "cosine", "tan", "atan2", "erf")
 _MIRROR = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "NE": "NE", "EQ": "EQ"}
 
 
+@gc_paused
 def load_program(source: Any, *example_args: Any, name: str | None = None,
                  mesh: Any = None, partition: bool | None = None,
                  **example_kwargs: Any) -> Program:
@@ -265,6 +271,7 @@ class _Walker:
         self.notes: list[str] = []
         self.const_values: dict[int, int | float] = {}
         self.type_cache: dict[Any, TensorType] = {}
+        self.attr_cache: dict[Any, Any] = {}
         self.call_stack: list[str] = []
         self.blocks = 0
 
@@ -370,12 +377,15 @@ class _Walker:
             self.call_stack.pop()
 
     def _walk_block(self, block: Any, env: dict, count: float, block_id: int) -> list[int]:
+        add_op = self._add_op
         for view in block.operations:
             op = view.operation
             name = op.name
-            if name in _TERMINATORS:
+            if name not in _STRUCTURAL:   # the common case: one plain op
+                add_op(op, name, env, count, block_id)
+            elif name in _TERMINATORS:
                 return [env[v] for v in op.operands]
-            if name == "func.call":
+            elif name == "func.call":
                 callee = op.attributes["callee"].value
                 self._bind_results(op, env, self._call(
                     callee, [env[v] for v in op.operands], count, block_id, op))
@@ -396,8 +406,6 @@ class _Walker:
                 for arg, value in zip(body.arguments, op.operands):
                     env[arg] = env[value]
                 self._bind_results(op, env, self._walk_block(body, env, count, block_id))
-            else:
-                self._add_op(op, name, env, count, block_id)
         return []
 
     def _bind_results(self, op: Any, env: dict, values: list[int]) -> None:
@@ -405,20 +413,29 @@ class _Walker:
             env[result] = vid
 
     def _add_op(self, op: Any, name: str, env: dict, count: float, block_id: int) -> None:
+        # The hot loop of ingestion (one call per op): locals and list comprehensions
+        # rather than helper calls, see benchmarks/speed.py.
         index = len(self.ops)
-        inputs = tuple(env[v] for v in op.operands)
+        inputs = tuple([env[v] for v in op.operands])
         value_types = self.value_types
+        producers = self.producers
+        type_cache = self.type_cache
         outputs = []
         result_types = []
         for result in op.results:
-            ttype = self._type(result.type, name, op)
-            vid = self._new_value(ttype, index)
+            mlir_type = result.type
+            ttype = type_cache.get(mlir_type)
+            if ttype is None:
+                ttype = self._type(mlir_type, name, op)
+            vid = len(value_types)
+            value_types.append(ttype)
+            producers.append(index)
             env[result] = vid
             outputs.append(vid)
             result_types.append(ttype)
-        attributes = decode_attributes(op)
+        attributes = decode_attributes(op, self.attr_cache)
         if name == "stablehlo.constant":
-            value = scalar_constant(op)
+            value = scalar_constant(op, self.attr_cache)
             attributes["value"] = value
             if value is not None and outputs:
                 self.const_values[outputs[0]] = value
@@ -435,7 +452,7 @@ class _Walker:
         if isinstance(groups, str) and "replica_group_mesh_axes" in groups:
             attributes["replica_groups"] = self._mesh_axes_groups(groups, attributes, op, name)
         opcode = name[10:] if name.startswith("stablehlo.") else name
-        self.ops.append(Op(index, opcode, tuple(value_types[v] for v in inputs),
+        self.ops.append(Op(index, opcode, tuple([value_types[v] for v in inputs]),
                            tuple(result_types), inputs, tuple(outputs), attributes,
                            count, block_id, op.location))
 

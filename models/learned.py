@@ -16,7 +16,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
 from .features import program_features
 from .kernel_model import KernelCostModel
-from .roofline import kernel_times
+from .roofline import KernelTime, kernel_times
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
 # The step GNN learned from whole training steps (tens to hundreds of kernels); a
@@ -101,8 +101,12 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         return models
 
 
-def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> LearnedKernels:
-    """Learned time of every kernel, its 80 % interval, and the step time."""
+def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
+                    roofline: Sequence[KernelTime] | None = None) -> LearnedKernels:
+    """Learned time of every kernel, its 80 % interval, and the step time.
+
+    `roofline`: the kernels' `kernel_times` on `hw` when the caller has them already.
+    """
     kernels = analysis.kernels
     program = analysis.program
     n = len(kernels)
@@ -111,7 +115,10 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware) -> 
     if chosen:
         subset = [kernels[i] for i in chosen]
         X = program_features(subset, program, hw)
-        rl = np.array([t.time_s for t in kernel_times(subset, program, hw)])
+        if roofline is None:
+            rl = np.array([t.time_s for t in kernel_times(subset, program, hw)])
+        else:
+            rl = np.array([roofline[i].time_s for i in chosen])
         time_s[chosen] = models.kernel.predict(X, rl)
         interval = models.kernel.predict_interval(X, rl)
         low_s[chosen] = np.minimum(interval.low_s, time_s[chosen])

@@ -150,6 +150,7 @@ def kernel_graph(program: Program, kernels: Sequence[Kernel]
                 found |= sources(p)
         found.discard(kernel.index)
         deps.append(tuple(sorted(found)))
+    del sources   # the recursive closure is a reference cycle holding `owner`
     # Kahn's algorithm, smallest kernel index first: program order where possible.
     n = len(kernels)
     users: list[list[int]] = [[] for _ in range(n)]

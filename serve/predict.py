@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..gcpause import gc_paused
 from ..errors import InvalidArgumentError, StablecostError
 from ..featurize.analysis import Analysis, analyze
 from ..featurize.fusion import COLLECTIVE
@@ -171,7 +172,7 @@ class _Prepared:
         analysis = self.analysis
         prog = analysis.program
         times = kernel_times(analysis.kernels, prog, hw)
-        learned = learned_kernels(analysis, hw) if fidelity == "learned" else None
+        learned = learned_kernels(analysis, hw, times) if fidelity == "learned" else None
         rows: list[KernelRow] = []
         durations: list[float] = []
         overhead_s = learned.floor_s if learned is not None else 0.0
@@ -208,14 +209,14 @@ class _Prepared:
         return value
 
 
-def learned_kernels(analysis: Analysis, hw: Hardware):
+def learned_kernels(analysis: Analysis, hw: Hardware, roofline: Sequence[Any] | None = None):
     from ..models.learned import load_models, predict_kernels
 
     models = load_models(hw.name)
     if models is None:
         raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
                                    f"for: {', '.join(learned_hardware()) or 'none'}")
-    return predict_kernels(models, analysis, hw)
+    return predict_kernels(models, analysis, hw, roofline)
 
 
 def learned_hardware() -> list[str]:
@@ -386,6 +387,7 @@ def _hardware_key(hw: Hardware) -> Any:
     return key
 
 
+@gc_paused
 def predict(program: Any, hardware: str | Hardware = "H100-SXM",
             fidelity: str = "auto", *, mesh: Any = None,
             topology: str | Topology | None = None, overlap: bool = True,
@@ -517,6 +519,7 @@ def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
     return rows, collectives, schedule, overhead_s, notes
 
 
+@gc_paused
 def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[Any]], *,
                  hardware: str | Hardware = "H100-SXM", fidelity: str = "auto",
                  mesh: Any = None, topology: str | Topology | None = None,

@@ -211,3 +211,30 @@ func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf3
     assert ar.attributes["replica_groups"] == [[0, 1], [2, 3]]
     assert ar.attributes["channel_handle"] == {"handle": 1, "type": 1}
     assert ar.attributes["body_flops"] == 1
+
+
+def test_pipeline_leaves_no_cyclic_garbage_and_restores_the_collector(examples_dir):
+    """load/analyze/predict pause the cyclic GC for speed: they must not build
+    reference cycles (nothing would free them until the next collection) and must
+    leave the collector as they found it."""
+    import gc
+
+    source = (examples_dir / "transformer_block_train_step.mlir").read_text()
+
+    def pipeline():
+        return stablecost.predict(stablecost.analyze(stablecost.load_program(source)),
+                                  "H100-SXM", fidelity="roofline",
+                                  cache=stablecost.ProgramCache())
+
+    assert gc.isenabled()
+    pipeline()
+    assert gc.isenabled()
+    gc.collect()
+    gc.disable()          # a caller's choice is kept, and no collection hides cycles
+    try:
+        pipeline()
+        assert not gc.isenabled()
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0
