@@ -44,11 +44,13 @@ class KernelCostModel:
     Hyperparameters are keyword-only and stored verbatim; learned state ends in `_`.
     """
 
-    def __init__(self, *, target: str = "log_time", n_estimators: int = 800,
-                 max_depth: int = 8, learning_rate: float = 0.05, subsample: float = 0.8,
+    def __init__(self, *, target: str = "log_time", n_estimators: int = 400,
+                 max_depth: int = 6, learning_rate: float = 0.1, subsample: float = 0.8,
                  colsample_bytree: float = 0.8, min_child_weight: float = 2.0,
                  reg_lambda: float = 1.0, quantiles: tuple[float, float] = (0.1, 0.9),
-                 early_stopping_rounds: int = 50, n_jobs: int = 2, seed: int = 0) -> None:
+                 early_stopping_rounds: int = 50, early_stopping_delta: float = 1e-3,
+                 max_bin: int = 256,
+                 quantile_rows: int = 100_000, n_jobs: int = 2, seed: int = 0) -> None:
         self.target = target
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -59,6 +61,9 @@ class KernelCostModel:
         self.reg_lambda = reg_lambda
         self.quantiles = quantiles
         self.early_stopping_rounds = early_stopping_rounds
+        self.early_stopping_delta = early_stopping_delta
+        self.max_bin = max_bin
+        self.quantile_rows = quantile_rows
         self.n_jobs = n_jobs
         self.seed = seed
 
@@ -83,12 +88,18 @@ class KernelCostModel:
             "objective": objective, "max_depth": self.max_depth, "eta": self.learning_rate,
             "subsample": self.subsample, "colsample_bytree": self.colsample_bytree,
             "min_child_weight": self.min_child_weight, "lambda": self.reg_lambda,
-            "tree_method": "hist", "nthread": self.n_jobs, "seed": self.seed,
+            "tree_method": "hist", "max_bin": self.max_bin, "nthread": self.n_jobs,
+            "seed": self.seed,
         }
 
     def fit(self, X: np.ndarray, time_s: np.ndarray, roofline_s: np.ndarray, *,
             weight: np.ndarray | None = None,
-            eval_set: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> "KernelCostModel":
+            eval_set: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+            interval: bool = True) -> "KernelCostModel":
+        """Fit the point model (early stopping on `eval_set`: no gain of more than
+        `early_stopping_delta` in validation RMSE of the log2 target over
+        `early_stopping_rounds` rounds) and, unless `interval=False` (a model only
+        being compared, never used), the quantile model."""
         import xgboost as xgb
 
         if self.target not in TARGETS:
@@ -97,22 +108,41 @@ class KernelCostModel:
         if X.ndim != 2 or X.shape[1] != len(FEATURES):
             raise ModelError(f"features have shape {X.shape}; expected (rows, {len(FEATURES)})")
         y = self._encode(time_s, roofline_s)
-        train = xgb.DMatrix(X, label=y, weight=weight, feature_names=list(FEATURES))
+        # QuantileDMatrix sketches the feature bins once, for every booster below
+        train = xgb.QuantileDMatrix(X, label=y, weight=weight, max_bin=self.max_bin,
+                                    nthread=self.n_jobs, feature_names=list(FEATURES))
         evals = [(train, "train")]
         if eval_set is not None:
             Xv, tv, rv = eval_set
-            evals.append((xgb.DMatrix(np.asarray(Xv, np.float32), label=self._encode(tv, rv),
-                                      feature_names=list(FEATURES)), "val"))
+            evals.append((xgb.QuantileDMatrix(np.asarray(Xv, np.float32), ref=train,
+                                              label=self._encode(tv, rv), nthread=self.n_jobs,
+                                              max_bin=self.max_bin,
+                                              feature_names=list(FEATURES)), "val"))
         stop = self.early_stopping_rounds if eval_set is not None else None
+        callbacks = [xgb.callback.EarlyStopping(
+            rounds=stop, min_delta=self.early_stopping_delta, data_name="val")] if stop else None
         self.booster_ = xgb.train(self._booster_params("reg:squarederror"), train,
                                   num_boost_round=self.n_estimators, evals=evals,
-                                  early_stopping_rounds=stop, verbose_eval=False)
+                                  callbacks=callbacks, verbose_eval=False)
+        rounds = (self.booster_.best_iteration + 1) if stop else self.n_estimators
+        self.best_iteration_ = rounds
+        if not interval:
+            self.quantile_booster_ = None
+            return self
+        # The interval needs far fewer rows than the point estimate: past
+        # `quantile_rows` the quantile model sees a seeded subsample (same bins).
+        quantile_set = train
+        if len(X) > self.quantile_rows > 0:
+            pick = np.sort(np.random.default_rng(self.seed).choice(
+                len(X), self.quantile_rows, replace=False))
+            quantile_set = xgb.QuantileDMatrix(
+                X[pick], ref=train, label=y[pick],
+                weight=None if weight is None else np.asarray(weight)[pick],
+                nthread=self.n_jobs, max_bin=self.max_bin, feature_names=list(FEATURES))
         params = self._booster_params("reg:quantileerror")
         params["quantile_alpha"] = list(self.quantiles)
-        rounds = (self.booster_.best_iteration + 1) if stop else self.n_estimators
-        self.quantile_booster_ = xgb.train(params, train, num_boost_round=rounds,
+        self.quantile_booster_ = xgb.train(params, quantile_set, num_boost_round=rounds,
                                            verbose_eval=False)
-        self.best_iteration_ = rounds
         return self
 
     def _check_fitted(self) -> None:
@@ -137,6 +167,8 @@ class KernelCostModel:
     def predict_interval(self, X: np.ndarray, roofline_s: np.ndarray) -> Interval:
         """The quantile model's interval (default 10th-90th percentile), seconds."""
         self._check_fitted()
+        if self.quantile_booster_ is None:
+            raise NotFittedError("this KernelCostModel was fitted with interval=False")
         if len(X) == 0:
             return Interval(np.zeros(0), np.zeros(0))
         raw = self.quantile_booster_.inplace_predict(np.asarray(X, dtype=np.float32))
@@ -153,6 +185,9 @@ class KernelCostModel:
         from ..datasets.store import atomic_write_bytes
 
         self._check_fitted()
+        if self.quantile_booster_ is None:
+            raise NotFittedError("this KernelCostModel was fitted with interval=False: a "
+                                 "bundle needs the quantile model too")
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         for name, booster in (("kernel_xgb.ubj", self.booster_),

@@ -34,11 +34,17 @@ def add_parsers(sub: Any, parser_class: type) -> None:
         p.add_argument("--save", default=None, help="also write the model bundle here")
         if name == "xgboost":
             p.add_argument("--target", default="auto", help="auto (default), log_time, log_ratio")
-            p.add_argument("--n-estimators", type=int, default=800)
-            p.add_argument("--max-depth", type=int, default=8)
-            p.add_argument("--learning-rate", type=float, default=0.05)
+            p.add_argument("--n-estimators", type=int, default=400,
+                           help="most boosting rounds; early stopping on the validation "
+                                "split usually ends sooner (default 400)")
+            p.add_argument("--max-depth", type=int, default=6)
+            p.add_argument("--learning-rate", type=float, default=0.1)
             p.add_argument("--max-rows", type=int, default=None,
                            help="train on a random subset of this many samples")
+            p.add_argument("--select-rows", type=int, default=200_000,
+                           help="with --target auto on more training rows than this, "
+                                "compare the targets on a subsample of this size and fit "
+                                "only the winner on all rows (default 200000)")
         else:
             p.add_argument("--kernel-model", default=None,
                            help="kernel model bundle (default: the bundled one for the hardware)")
@@ -80,12 +86,13 @@ def _train(args: argparse.Namespace) -> int:
         from ..train.xgboost_train import train_xgboost
 
         _check_positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
-                        learning_rate=args.learning_rate, max_rows=args.max_rows)
+                        learning_rate=args.learning_rate, max_rows=args.max_rows,
+                        select_rows=args.select_rows)
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
             n_estimators=args.n_estimators, max_depth=args.max_depth,
             learning_rate=args.learning_rate, max_rows=args.max_rows,
-            tracking_uri=args.tracking_uri, experiment=args.experiment,
+            select_rows=args.select_rows, tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     else:
         from ..train.gnn_train import train_gnn

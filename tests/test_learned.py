@@ -90,6 +90,35 @@ def test_ratio_target_and_bad_inputs():
         KernelCostModel().fit(X[:, :5], t, rl)
 
 
+def test_large_fits_subsample_the_interval_and_the_target_choice(tmp_path):
+    """Past `quantile_rows` the quantile model sees a subsample; past `select_rows`
+    the targets are compared on a subsample and only the winner is refitted on all
+    rows (what keeps training on 1M rows within minutes)."""
+    from stablecost.train.xgboost_train import fit_kernel_model
+
+    X, t, rl = _xy(600)
+    model = KernelCostModel(n_estimators=30, max_depth=4, quantile_rows=200).fit(X, t, rl)
+    interval = model.predict_interval(X, rl)
+    assert np.all(interval.low_s <= interval.high_s)
+    compared = KernelCostModel(n_estimators=10, max_depth=3).fit(X, t, rl, interval=False)
+    with pytest.raises(NotFittedError, match="interval=False"):
+        compared.predict_interval(X, rl)
+    with pytest.raises(NotFittedError, match="interval=False"):
+        compared.save(tmp_path / "no-interval")
+
+    train = np.arange(600) < 500
+    messages: list[str] = []
+    model, choice, scores, _ = fit_kernel_model(
+        X, t, rl, np.ones(600), train, ~train, ("log_time", "log_ratio"),
+        {"n_estimators": 40, "max_depth": 4, "seed": 0},
+        score=lambda m: float(np.mean(np.abs(m.predict(X[~train], rl[~train]) / t[~train] - 1))),
+        select_rows=200, say=messages.append)
+    assert set(scores) == {"log_time", "log_ratio"} and choice == min(scores, key=scores.get)
+    assert model.target == choice and model.quantile_booster_ is not None
+    assert any("comparing targets on 200 of 500" in m for m in messages)
+    assert any(f"fitting target {choice} on all 500" in m for m in messages)
+
+
 def test_mismatched_bundle_is_refused(tmp_path):
     X, t, rl = _xy(100)
     KernelCostModel(n_estimators=5).fit(X, t, rl).save(tmp_path)
