@@ -27,7 +27,7 @@ class UnpricedOp:
     count: float
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, weakref_slot=True)
 class Analysis:
     """Totals per step (loop bodies weighted by trip counts, calls by call counts).
 

@@ -272,6 +272,9 @@ class _Walker:
         self.const_values: dict[int, int | float] = {}
         self.type_cache: dict[Any, TensorType] = {}
         self.attr_cache: dict[Any, Any] = {}
+        # location attribute -> shortened text, shared by the ops of this program
+        # (MLIR uniques locations: the layers of a model repeat the same few)
+        self.location_cache: dict[Any, str] = {}
         self.call_stack: list[str] = []
         self.blocks = 0
 
@@ -454,7 +457,7 @@ class _Walker:
         opcode = name[10:] if name.startswith("stablehlo.") else name
         self.ops.append(Op(index, opcode, tuple([value_types[v] for v in inputs]),
                            tuple(result_types), inputs, tuple(outputs), attributes,
-                           count, block_id, op.location))
+                           count, block_id, (op.location, self.location_cache)))
 
     def _mesh_axes_groups(self, text: str, attributes: dict, op: Any,
                           name: str) -> list[list[int]]:

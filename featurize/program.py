@@ -67,9 +67,18 @@ class Op:
     def location(self) -> str:
         """The source location, shortened to `name @ file:line:col` where possible."""
         loc = self._location
-        if not isinstance(loc, str):
-            loc = self._location = short_location(str(loc))
-        return loc
+        if isinstance(loc, str):
+            return loc
+        if isinstance(loc, tuple):   # (MLIR location, the program's rendering cache)
+            mlir_loc, cache = loc
+            key = mlir_loc.attr
+            text = cache.get(key)
+            if text is None:
+                text = cache[key] = short_location(str(mlir_loc))
+        else:
+            text = short_location(str(loc))
+        self._location = text
+        return text
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,9 +150,11 @@ class _Prepared:
 
     _MEMO_LIMIT = 512
 
-    def __init__(self, analysis: Analysis, anchor: Any = None) -> None:
+    def __init__(self, analysis: Analysis, anchor: Any = None, *, weak: bool = False) -> None:
         self.anchor = anchor            # keeps an identity-keyed source alive
-        self.analysis = analysis
+        # weak: the entry belongs to the caller's own Analysis (see ProgramCache) and
+        # must not keep it alive
+        self._analysis = weakref.ref(analysis) if weak else (lambda: analysis)
         program = analysis.program
         kernels = analysis.kernels
         self.dependencies, self.order = kernel_graph(program, kernels)
@@ -162,6 +165,10 @@ class _Prepared:
         self.by_hardware: dict[Any, tuple] = {}
         self.by_topology: dict[Any, tuple] = {}
         self.results: dict[Any, tuple] = {}
+
+    @property
+    def analysis(self) -> Analysis:
+        return self._analysis()
 
     # rows of every kernel on one chip at one fidelity (collective rows: placeholders)
     def hardware_rows(self, hw: Hardware, hw_key: Any, fidelity: str) -> tuple:
@@ -248,7 +255,12 @@ def _bounded_set(memo: dict, key: Any, value: Any, limit: int) -> None:
 
 
 class ProgramCache:
-    """A bounded, thread-safe LRU of prepared programs keyed by content and mesh."""
+    """A bounded, thread-safe LRU of prepared programs keyed by content and mesh.
+
+    An `Analysis` the caller passes is the exception: what is prepared from it lives
+    exactly as long as the caller keeps it (a weak-keyed map, outside the LRU), so a
+    tuner's throwaway analyses are neither kept alive nor evicting anything.
+    """
 
     def __init__(self, maxsize: int = 64) -> None:
         if maxsize < 1:
@@ -261,21 +273,27 @@ class ProgramCache:
         # id(str / bytes object) -> (object, digest): rehashing the same text object
         # on every prediction would cost more than the prediction itself
         self._digests: OrderedDict[int, tuple[Any, str]] = OrderedDict()
+        # the caller's Analysis -> {mesh: prepared}; entries hold it weakly
+        self._analyses: weakref.WeakKeyDictionary[Analysis, dict[Any, _Prepared]] = \
+            weakref.WeakKeyDictionary()
 
     def info(self) -> dict[str, int]:
         with self._lock:
             return {"hits": self.hits, "misses": self.misses, "size": len(self._entries),
-                    "maxsize": self.maxsize}
+                    "maxsize": self.maxsize, "analyses": len(self._analyses)}
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
             self._digests.clear()
+            self._analyses.clear()
             self.hits = self.misses = 0
 
     def prepared(self, program: Any, mesh: Any = None, args: Sequence[Any] = (),
                  kwargs: Mapping[str, Any] | None = None) -> _Prepared:
         mesh_t = None if mesh is None else parse_mesh(mesh)
+        if isinstance(program, Analysis):
+            return self._prepared_analysis(program, mesh_t)
         key, load, anchor = self._key(program, mesh_t, tuple(args), dict(kwargs or {}))
         with self._lock:
             entry = self._entries.get(key)
@@ -293,6 +311,23 @@ class ProgramCache:
             while len(self._entries) > self.maxsize:
                 self._entries.popitem(last=False)
         return entry
+
+    def _prepared_analysis(self, analysis: Analysis, mesh: Mesh | None) -> _Prepared:
+        with self._lock:
+            entry = self._analyses.get(analysis, {}).get(mesh)
+            if entry is not None:
+                self.hits += 1
+                return entry
+            self.misses += 1
+        base = analysis.program
+        if mesh is None or (base.mesh == mesh and base.sharded_module is None):
+            entry = _Prepared(analysis, weak=True)
+        else:   # the program for another mesh: a new analysis, owned by the entry
+            from ..featurize.ingest import load_program
+
+            entry = _Prepared(analyze(load_program(base, mesh=mesh)))
+        with self._lock:
+            return self._analyses.setdefault(analysis, {}).setdefault(mesh, entry)
 
     def _digest(self, obj: str | bytes) -> str:
         with self._lock:
@@ -312,14 +347,9 @@ class ProgramCache:
         from ..featurize.ingest import _looks_like_path, load_program
 
         version = FEATURIZER_VERSION
-        if isinstance(program, (Analysis, Program)):
-            def load_obj() -> Analysis:
-                base = program.program if isinstance(program, Analysis) else program
-                if isinstance(program, Analysis) and (mesh is None or (
-                        base.mesh == mesh and base.sharded_module is None)):
-                    return program
-                return analyze(load_program(base, mesh=mesh))
-            return ("object", id(program), mesh, version), load_obj, program
+        if isinstance(program, Program):
+            return (("object", id(program), mesh, version),
+                    lambda: analyze(load_program(program, mesh=mesh)), program)
         if isinstance(program, (str, os.PathLike)) and _looks_like_path(program):
             path = Path(program)
             if not path.is_file():

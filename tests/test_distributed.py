@@ -340,6 +340,30 @@ def test_predict_many_reuses_cached_programs(examples_dir):
     assert stablecost.predict(text, "H100-SXM", cache=cache).kernels
 
 
+def test_an_analysis_is_cached_as_long_as_the_caller_keeps_it(examples_dir):
+    import weakref
+
+    cache = ProgramCache(maxsize=2)
+    text = (examples_dir / "transformer_shard_map_8dev.mlir").read_text()
+    kept = stablecost.analyze(text)
+    first = stablecost.predict(kept, "H100-SXM", cache=cache)
+    assert stablecost.predict(kept, "H100-SXM", cache=cache).to_dict() == first.to_dict()
+    assert cache.info()["hits"] == 1 and cache.info()["analyses"] == 1
+    # throwaway analyses: never kept alive by the cache, never evicting the LRU
+    stablecost.predict(text, "H100-SXM", cache=cache)
+    refs = []
+    for _ in range(4):
+        throwaway = stablecost.analyze(text)
+        refs.append(weakref.ref(throwaway))
+        stablecost.predict(throwaway, "TPU-v5e", cache=cache)
+        del throwaway
+    assert all(r() is None for r in refs)
+    assert cache.info()["analyses"] == 1 and cache.info()["size"] == 1
+    # another mesh for a kept analysis is prepared from its program, and cached with it
+    other = stablecost.predict(kept, "H100-SXM", mesh={"data": 8}, cache=cache)
+    assert other.num_devices == 8
+
+
 def test_predict_is_thread_safe(examples_dir):
     path = examples_dir / "transformer_shard_map_8dev.mlir"
     cache = ProgramCache()
