@@ -1,9 +1,10 @@
 """The model zoo for `stablecost collect programs`: parameterized JAX training steps and
 forward passes whose whole-step time is measured.
 
-Seven families (MLP, ResNet-style CNN, transformer decoder forward and training step,
-MLP-mixer, scan-based RNN, embedding + softmax cross-entropy), each swept over model
-size, batch and dtype. Training steps are plain SGD on the gradient, so the program is
+Twelve families (MLP, ResNet-style CNN, transformer decoder forward and training step,
+MLP-mixer, scan-based RNN, embedding + softmax cross-entropy, pre-norm residual MLP,
+SwiGLU MLP, depthwise-separable CNN, multi-head attention, dilated 1-D convolutions),
+each swept over model size, batch and dtype. Training steps are plain SGD on the gradient, so the program is
 forward + backward + update with no optimizer library. Like kernel samples, a program
 is rebuilt from its parameters alone.
 
@@ -220,6 +221,106 @@ def _embed_xent(p):
     return _sgd(loss), params, [ArgSpec((tokens,), "i32", vocab), ArgSpec((tokens,), "i32", vocab)]
 
 
+def _resmlp(p):
+    import jax
+    import jax.numpy as jnp
+
+    d, layers, b = p["width"], p["layers"], p["batch"]
+    shapes = {f"up{i}": (d, 4 * d) for i in range(layers)} | \
+        {f"down{i}": (4 * d, d) for i in range(layers)} | {f"g{i}": (d,) for i in range(layers)}
+    params = _dense_init(shapes, p["dtype"])
+
+    def loss(params, x, y):
+        h = x
+        for i in range(layers):   # pre-norm residual blocks
+            h = h + jax.nn.gelu((_layernorm(h) * params[f"g{i}"]) @ params[f"up{i}"]) \
+                @ params[f"down{i}"]
+        return jnp.mean(jnp.square(h - y).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, d), p["dtype"]), ArgSpec((b, d), p["dtype"])]
+
+
+def _gated_mlp(p):
+    import jax
+    import jax.numpy as jnp
+
+    d, layers, b = p["width"], p["layers"], p["batch"]
+    hidden = 8 * d // 3 // 64 * 64
+    shapes = {f"{n}{i}": (d, hidden) for i in range(layers) for n in ("gate", "up")} | \
+        {f"down{i}": (hidden, d) for i in range(layers)}
+    params = _dense_init(shapes, p["dtype"])
+
+    def loss(params, x, y):
+        h = x
+        for i in range(layers):   # SwiGLU feed-forward blocks
+            g = jax.nn.silu(h @ params[f"gate{i}"]) * (h @ params[f"up{i}"])
+            h = h + g @ params[f"down{i}"]
+        return jnp.mean(jnp.square(h - y).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, d), p["dtype"]), ArgSpec((b, d), p["dtype"])]
+
+
+def _sepconv(p):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    c, blocks, img, b = p["channels"], p["blocks"], p["image"], p["batch"]
+    shapes: dict[str, tuple[int, ...]] = {"stem": (3, 3, 3, c), "head": (c, 10)}
+    for i in range(blocks):
+        shapes |= {f"dw{i}": (3, 3, 1, c), f"pw{i}": (1, 1, c, c)}
+    params = _dense_init(shapes, p["dtype"])
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def loss(params, x, y):
+        h = lax.conv_general_dilated(x, params["stem"], (1, 1), "SAME", dimension_numbers=dn)
+        for i in range(blocks):   # depthwise 3x3, then pointwise 1x1, residual
+            d = lax.conv_general_dilated(h, params[f"dw{i}"], (1, 1), "SAME",
+                                         dimension_numbers=dn, feature_group_count=c)
+            h = h + jax.nn.relu(lax.conv_general_dilated(
+                jax.nn.relu(d), params[f"pw{i}"], (1, 1), "SAME", dimension_numbers=dn))
+        logits = jnp.mean(h, axis=(1, 2)) @ params["head"]
+        return jnp.mean(jnp.square(logits - y).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, img, img, 3), p["dtype"]), ArgSpec((b, 10), p["dtype"])]
+
+
+def _attention(p):
+    import jax
+    import jax.numpy as jnp
+
+    d, heads, t, b = p["d_model"], p["heads"], p["seq"], p["batch"]
+    hd = d // heads
+    params = _dense_init({"q": (d, heads, hd), "k": (d, heads, hd), "v": (d, heads, hd),
+                          "o": (heads, hd, d)}, p["dtype"])
+
+    def loss(params, x, y):
+        q, k, v = (jnp.einsum("bsd,dhk->bshk", x, params[n]) for n in ("q", "k", "v"))
+        scores = jnp.einsum("bqhk,bshk->bhqs", q, k) / jnp.sqrt(float(hd)).astype(x.dtype)
+        attn = jax.nn.softmax(scores.astype(jnp.float32), axis=-1).astype(x.dtype)
+        out = jnp.einsum("bqhk,hkd->bqd", jnp.einsum("bhqs,bshk->bqhk", attn, v), params["o"])
+        return jnp.mean(jnp.square(out - y).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, t, d), p["dtype"]), ArgSpec((b, t, d), p["dtype"])]
+
+
+def _conv1d(p):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    c, layers, length, b = p["channels"], p["layers"], p["length"], p["batch"]
+    shapes: dict[str, tuple[int, ...]] = {"stem": (1, 8, c)}
+    shapes |= {f"w{i}": (3, c, c) for i in range(layers)}
+    params = _dense_init(shapes, p["dtype"])
+    dn = ("NWC", "WIO", "NWC")
+
+    def loss(params, x, y):
+        h = lax.conv_general_dilated(x, params["stem"], (1,), "SAME", dimension_numbers=dn)
+        for i in range(layers):   # dilated causal-style temporal convolutions
+            h = h + jnp.tanh(lax.conv_general_dilated(
+                h, params[f"w{i}"], (1,), "SAME", rhs_dilation=(2 ** (i % 4),),
+                dimension_numbers=dn))
+        return jnp.mean(jnp.square(jnp.mean(h, axis=1) - y).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, length, 8), p["dtype"]), ArgSpec((b, c), p["dtype"])]
+
+
 _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]], list[int]]] = {
     # family: (builder, [(size name, size params)], batches)
     "mlp": (_mlp, [(f"w{w}-l{l}", {"width": w, "layers": l})
@@ -247,6 +348,21 @@ _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]],
     "embed_xent": (_embed_xent, [(f"v{v}-d{d}", {"vocab": v, "d_model": d})
                                  for v, d in itertools.product((1024, 4096, 16384), (64, 256, 512))],
                    [256, 1024, 4096]),
+    "resmlp": (_resmlp, [(f"w{w}-l{l}", {"width": w, "layers": l})
+                         for w, l in itertools.product((128, 256, 512), (2, 6, 12))],
+               [16, 64]),
+    "gated_mlp": (_gated_mlp, [(f"w{w}-l{l}", {"width": w, "layers": l})
+                               for w, l in itertools.product((256, 512, 1024), (2, 4))],
+                  [8, 64]),
+    "sepconv": (_sepconv, [(f"c{c}-b{n}-i{i}", {"channels": c, "blocks": n, "image": i})
+                           for c, n, i in itertools.product((16, 32, 64), (2, 4), (16, 32))],
+                [4, 16]),
+    "attention": (_attention, [(f"d{d}-t{t}", {"d_model": d, "heads": d // 64, "seq": t})
+                               for d, t in itertools.product((128, 256), (64, 256, 1024))],
+                  [1, 4]),
+    "conv1d": (_conv1d, [(f"c{c}-l{l}", {"channels": c, "layers": l, "length": 512})
+                         for c, l in itertools.product((32, 64, 128), (3, 6))],
+               [4, 16]),
 }
 PROGRAM_FAMILIES = tuple(_FAMILIES)
 PROGRAM_DTYPES = ("f32", "bf16")
