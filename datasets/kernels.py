@@ -207,13 +207,24 @@ def sample_conv(rng: np.random.Generator) -> KernelSpec:
     if groups == 1:
         cin, cout = cin2, cout2
     hw = max(hw, (kernel - 1) * dilation + 1)
+    if variant == "strided" and rng.random() < 0.5:
+        # Half the strided draws become the decoder's op, its transpose: a stride-2
+        # transposed convolution (an input dilated by 2). Drawn last, so the other
+        # variants' samples (and their ids) are what they were before it existed.
+        variant = "transposed"
+
+        def flops(s: list[int]) -> float:
+            nn, hh, ci, co = s
+            return 2.0 * nn * (2 * hh) ** 2 * co * ci * kernel * kernel
+
+        n, hw, cin, cout = _shrink_to_fit([n, hw, cin, cout], flops, limit)
     params = {"n": n, "hw": hw, "cin": cin, "cout": cout, "kernel": kernel, "stride": stride,
               "dilation": dilation, "groups": groups, "dtype": dtype,
               "layout": "NCHW" if variant == "fwd_nchw" else "NHWC"}
     return KernelSpec("convolution", variant, dtype, params, _bucket(flops([n, hw, cin, cout])))
 
 
-@builder("convolution", *CONV_VARIANTS)
+@builder("convolution", *CONV_VARIANTS, "transposed")
 def _build_conv(p: dict[str, Any]):
     import jax
     from jax import lax
@@ -232,6 +243,10 @@ def _build_conv(p: dict[str, Any]):
                                         dimension_numbers=dn, feature_group_count=groups)
 
     variant = p.get("variant", "fwd")
+    if variant == "transposed":
+        def conv_transpose(x, w):
+            return lax.conv_transpose(x, w, (stride, stride), "SAME", dimension_numbers=dn)
+        return conv_transpose, [ArgSpec(x_shape, dtype), ArgSpec((kk, kk, cin, cout), dtype)]
     if variant == "bwd_data":
         y_shape = jax.eval_shape(conv, jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype)),
                                  jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))).shape

@@ -158,6 +158,19 @@ def test_kernel_sweep_is_deterministic_and_covers_families_early():
     assert {s.family for s in a} == set(kernels.FAMILIES)
 
 
+def test_transposed_convolution_samples_price_the_dilated_input():
+    """Half the strided draws are stride-2 transposed convolutions (the decoder op):
+    XLA lowers them to a convolution over an input dilated by 2, twice the side out."""
+    spec = next(s for s in (kernels.kernel_spec(i, 0, ("convolution",)) for i in range(400))
+                if s.variant == "transposed")
+    p = spec.params
+    fn, specs = kernels.build("convolution", "transposed", p)
+    analysis = stablecost.analyze(stablecost.load_program(collect.lower(fn, specs).as_text()))
+    [conv] = [op for op in analysis.program.ops if op.opcode == "convolution"]
+    assert conv.results[0].shape == (p["n"], 2 * p["hw"], 2 * p["hw"], p["cout"])
+    assert conv.attributes["lhs_dilation"] == [2, 2]
+
+
 def test_dot_sample_flops_match_its_parameters():
     spec = next(s for s in (kernels.kernel_spec(i, 5, ("dot_general",)) for i in range(50))
                 if s.variant == "batched")
