@@ -12,9 +12,13 @@ separately over
 
 - programs of a family the zoo has (other code, sizes and shapes: the repository's
   three examples, a post-norm residual MLP of 2 to 24 layers, a depthwise-separable
-  CNN, attention at new shapes), and
-- programs of families the zoo lacks (a dense autoencoder, a transposed-convolution
-  decoder, an LSTM unrolled by a Python loop).
+  CNN, attention at new shapes, an autoencoder, a transposed-convolution decoder, an
+  LSTM unrolled by a Python loop), and
+- programs of kinds the zoo lacks (a top-1 mixture of experts routed by gather and
+  scatter, a graph convolution network over edge lists, a 3-D video convolution).
+
+The held-out kinds are the ones to watch: each time a kind was added to the zoo, its
+programs here moved to the first group and new held-out kinds replaced them.
 
 Run it on an idle machine: the two cores are shared, and timings of a busy machine
 would make every prediction look wrong.
@@ -149,6 +153,57 @@ def unrolled_lstm(steps: int = 16, batch: int = 32, hidden: int = 256) -> Any:
     return jax.jit(_sgd(loss_fn)).lower(params, jnp.ones((steps, batch, hidden)))
 
 
+def mixture_of_experts(tokens: int = 512, d_model: int = 256, experts: int = 8) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x):
+        choice = jnp.argmax(x @ p["router"], axis=-1)            # top-1 routing
+        outs = jnp.zeros_like(x)
+        for e in range(experts):   # every expert on its tokens, gathered and scattered
+            idx = jnp.nonzero(choice == e, size=tokens // experts, fill_value=0)[0]
+            h = jax.nn.gelu(x[idx] @ p["up"][e]) @ p["down"][e]
+            outs = outs.at[idx].add(h)
+        return (outs ** 2).mean()
+
+    params = {"router": jnp.ones((d_model, experts)) * 0.01,
+              "up": jnp.ones((experts, d_model, 2 * d_model)) * 0.01,
+              "down": jnp.ones((experts, 2 * d_model, d_model)) * 0.01}
+    return jax.jit(_sgd(loss_fn)).lower(params, jnp.ones((tokens, d_model)))
+
+
+def graph_conv(nodes: int = 2048, edges: int = 16384, width: int = 128) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x, src, dst):
+        h = x
+        for w in p:   # message passing: gather along edges, scatter-add to targets
+            h = jax.nn.relu(jax.ops.segment_sum(h[src], dst, num_segments=nodes) @ w)
+        return (h ** 2).mean()
+
+    ws = [jnp.ones((width, width)) * 0.01 for _ in range(3)]
+    ids = jnp.zeros((edges,), jnp.int32)
+    return jax.jit(_sgd(loss_fn)).lower(ws, jnp.ones((nodes, width)), ids, ids)
+
+
+def video_conv3d(batch: int = 2, frames: int = 8, side: int = 32, channels: int = 32) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    dn = ("NDHWC", "DHWIO", "NDHWC")
+
+    def loss_fn(p, x):
+        h = x
+        for w in p:
+            h = jax.nn.relu(jax.lax.conv_general_dilated(h, w, (1, 1, 1), "SAME",
+                                                         dimension_numbers=dn))
+        return (h ** 2).mean()
+
+    ws = [jnp.ones((3, 3, 3, 3, channels)) * 0.01, jnp.ones((3, 3, 3, channels, channels)) * 0.01]
+    return jax.jit(_sgd(loss_fn)).lower(ws, jnp.ones((batch, frames, side, side, 3)))
+
+
 # program -> (builder, the zoo family it resembles, or None when no zoo family does)
 def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     import export_programs
@@ -163,10 +218,13 @@ def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     out["separable_cnn/32px"] = (separable_cnn, "sepconv")
     for seq in ((128,) if quick else (128, 256, 512)):
         out[f"attention/seq{seq}"] = (lambda s=seq: attention(s), "attention")
-    out["autoencoder/784-256-32"] = (autoencoder, None)
-    out["upsampling_decoder/8to64px"] = (upsampling_decoder, None)
+    out["autoencoder/784-256-32"] = (autoencoder, "autoencoder")
+    out["upsampling_decoder/8to64px"] = (upsampling_decoder, "decoder_cnn")
     for steps in ((8,) if quick else (8, 32)):
-        out[f"unrolled_lstm/{steps}-steps"] = (lambda n=steps: unrolled_lstm(n), None)
+        out[f"unrolled_lstm/{steps}-steps"] = (lambda n=steps: unrolled_lstm(n), "unrolled_rnn")
+    out["mixture_of_experts/8x256"] = (mixture_of_experts, None)
+    out["graph_conv/2048-nodes"] = (graph_conv, None)
+    out["video_conv3d/8x32x32"] = (video_conv3d, None)
     if quick:
         out.pop("example/transformer_block_train_step")   # the slowest to time
     return out

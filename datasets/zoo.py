@@ -1,9 +1,10 @@
 """The model zoo for `stablecost collect programs`: parameterized JAX training steps and
 forward passes whose whole-step time is measured.
 
-Twelve families (MLP, ResNet-style CNN, transformer decoder forward and training step,
+Fifteen families (MLP, ResNet-style CNN, transformer decoder forward and training step,
 MLP-mixer, scan-based RNN, embedding + softmax cross-entropy, pre-norm residual MLP,
-SwiGLU MLP, depthwise-separable CNN, multi-head attention, dilated 1-D convolutions),
+SwiGLU MLP, depthwise-separable CNN, multi-head attention, dilated 1-D convolutions,
+dense autoencoder, transposed-convolution decoder, LSTM/GRU unrolled by a Python loop),
 each swept over model size, batch and dtype. Training steps are plain SGD on the gradient, so the program is
 forward + backward + update with no optimizer library. Like kernel samples, a program
 is rebuilt from its parameters alone.
@@ -321,6 +322,70 @@ def _conv1d(p):
     return _sgd(loss), params, [ArgSpec((b, length, 8), p["dtype"]), ArgSpec((b, c), p["dtype"])]
 
 
+def _autoencoder(p):
+    import jax
+    import jax.numpy as jnp
+
+    d, code, b = p["width"], p["code"], p["batch"]
+    dims = [d, d // 2, d // 4, code]
+    shapes = {f"e{i}": (a, c) for i, (a, c) in enumerate(zip(dims[:-1], dims[1:]))} | \
+        {f"d{i}": (c, a) for i, (a, c) in enumerate(zip(dims[:-1], dims[1:]))}
+    params = _dense_init(shapes, p["dtype"])
+
+    def loss(params, x):
+        h = x
+        for i in range(len(dims) - 1):
+            h = jnp.tanh(h @ params[f"e{i}"])
+        for i in reversed(range(len(dims) - 1)):
+            h = jax.nn.sigmoid(h @ params[f"d{i}"])
+        return jnp.mean(jnp.square(h - x).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, d), p["dtype"])]
+
+
+def _decoder_cnn(p):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    c, stages, base, b = p["channels"], p["stages"], p["base"], p["batch"]
+    shapes = {f"t{i}": (4, 4, max(c >> i, 4), max(c >> (i + 1), 4)) for i in range(stages)}
+    params = _dense_init(shapes, p["dtype"])
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def loss(params, z):
+        h = z
+        for i in range(stages):   # each transposed convolution doubles the side
+            h = jax.nn.relu(lax.conv_transpose(h, params[f"t{i}"], (2, 2), "SAME",
+                                               dimension_numbers=dn))
+        return jnp.mean(jnp.square(h).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, base, base, c), p["dtype"])]
+
+
+def _unrolled_rnn(p):
+    import jax
+    import jax.numpy as jnp
+
+    hidden, steps, b, cell = p["hidden"], p["steps"], p["batch"], p["cell"]
+    gates = 4 if cell == "lstm" else 3
+    params = _dense_init({"wx": (hidden, gates * hidden), "wh": (hidden, gates * hidden)},
+                         p["dtype"])
+
+    def loss(params, xs):
+        h = c = jnp.zeros((b, hidden), xs.dtype)
+        for t in range(steps):   # a Python loop: every step is inlined, no while op
+            g = xs[t] @ params["wx"] + h @ params["wh"]
+            if cell == "lstm":
+                i, f, u, o = jnp.split(g, 4, axis=-1)
+                c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(u)
+                h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            else:
+                r, z, u = jnp.split(g, 3, axis=-1)
+                h = (1 - jax.nn.sigmoid(z)) * h + jax.nn.sigmoid(z) * jnp.tanh(
+                    u * jax.nn.sigmoid(r))
+        return jnp.mean(jnp.square(h).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((steps, b, hidden), p["dtype"])]
+
+
 _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]], list[int]]] = {
     # family: (builder, [(size name, size params)], batches)
     "mlp": (_mlp, [(f"w{w}-l{l}", {"width": w, "layers": l})
@@ -363,6 +428,18 @@ _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]],
     "conv1d": (_conv1d, [(f"c{c}-l{l}", {"channels": c, "layers": l, "length": 512})
                          for c, l in itertools.product((32, 64, 128), (3, 6))],
                [4, 16]),
+    "autoencoder": (_autoencoder, [(f"w{w}-c{c}", {"width": w, "code": c})
+                                   for w, c in itertools.product((256, 1024, 2048), (16, 64))],
+                    [16, 128]),
+    "decoder_cnn": (_decoder_cnn, [(f"c{c}-s{n}-b{base}", {"channels": c, "stages": n,
+                                                            "base": base})
+                                   for c, n, base in itertools.product((32, 128), (2, 3), (4, 8))],
+                    [2, 8]),
+    "unrolled_rnn": (_unrolled_rnn, [(f"{cell}-h{h}-t{t}", {"cell": cell, "hidden": h,
+                                                            "steps": t})
+                                     for cell, h, t in itertools.product(("lstm", "gru"),
+                                                                         (128, 512), (4, 16))],
+                     [8, 32]),
 }
 PROGRAM_FAMILIES = tuple(_FAMILIES)
 PROGRAM_DTYPES = ("f32", "bf16")
