@@ -223,8 +223,31 @@ def _reduce(op: Op, program: Program) -> OpCost:
     return OpCost(flops, trans, reads, writes, "vector" if n_inputs else "none")
 
 
+# XLA's ReduceWindowRewriter turns a cumulative reduce_window (jnp.cumsum and friends:
+# the window spans the whole dimension, padded by its length - 1 on one side) into a
+# scan over tiles of this many elements, recursing on the tile totals: about
+# base + 2 reductions per element instead of the dimension's length (quadratic).
+SCAN_BASE_LENGTH = 16
+
+
+def _effective_window(op: Op) -> int:
+    """The reductions per output element of a reduce_window: the window, except along
+    a cumulative dimension, which XLA computes as a tiled scan."""
+    attrs = op.attributes
+    dims = attrs.get("window_dimensions") or [1]
+    strides = attrs.get("window_strides") or [1] * len(dims)
+    padding = attrs.get("padding") or [[0, 0]] * len(dims)
+    shape = op.operands[0].shape
+    total = 1
+    for d, w in enumerate(dims):
+        cumulative = (w > SCAN_BASE_LENGTH and d < len(shape) and w == shape[d]
+                      and strides[d] == 1 and sorted(padding[d]) == [0, w - 1])
+        total *= SCAN_BASE_LENGTH + 2 if cumulative else w
+    return total
+
+
 def _reduce_window(op: Op, program: Program) -> OpCost:
-    window = math.prod(op.attributes.get("window_dimensions") or [1])
+    window = _effective_window(op)
     out_elements = op.results[0].num_elements
     flops = float(out_elements * max(window - 1, 0) * op.attributes.get("body_flops", 1))
     reads, writes = _full(op)

@@ -106,6 +106,25 @@ func.func @main(%a: tensor<8x16xf32>) -> tensor<8xf32> {
     assert a.flops == 8 * 16 - 8  # 120 additions
 
 
+def test_cumulative_reduce_window_is_priced_as_xlas_tiled_scan():
+    """jnp.cumsum lowers to a reduce_window as wide as the axis (quadratic as written);
+    XLA rewrites it into a scan over tiles of 16, so that is what is priced."""
+    import jax
+    import jax.numpy as jnp
+
+    from stablecost.featurize.costs import SCAN_BASE_LENGTH
+
+    a = stablecost.analyze(jax.jit(lambda x: jnp.cumsum(x, axis=1)).lower(
+        jnp.ones((4, 4096, 8))))
+    [op] = [o for o in a.program.ops if o.opcode == "reduce_window"]
+    assert op.attributes["window_dimensions"] == [1, 4096, 1]
+    assert a.flops == 4 * 4096 * 8 * (SCAN_BASE_LENGTH + 2 - 1)
+    # an ordinary pooling window keeps its size
+    pool = stablecost.analyze(jax.jit(lambda x: jax.lax.reduce_window(
+        x, 0.0, jax.lax.add, (1, 3, 1), (1, 1, 1), "VALID")).lower(jnp.ones((4, 4096, 8))))
+    assert pool.flops == 4 * 4094 * 8 * 2
+
+
 def test_gather_reads_only_gathered_rows_and_indices():
     text = """
 func.func @main(%t: tensor<1000x64xf32>, %i: tensor<5x1xi32>) -> tensor<5x64xf32> {
