@@ -13,9 +13,10 @@ separately over
 - programs of a family the zoo has (other code, sizes and shapes: the repository's
   three examples, a post-norm residual MLP of 2 to 24 layers, a depthwise-separable
   CNN, attention at new shapes, an autoencoder, a transposed-convolution decoder, an
-  LSTM unrolled by a Python loop), and
-- programs of kinds the zoo lacks (a top-1 mixture of experts routed by gather and
-  scatter, a graph convolution network over edge lists, a 3-D video convolution).
+  LSTM unrolled by a Python loop, a top-1 mixture of experts, a graph convolution over
+  edge lists, a 3-D video convolution), and
+- programs of kinds the zoo lacks (a frequency-domain filter through FFTs, a top-k
+  item scorer, a prefix-sum sequence model).
 
 The held-out kinds are the ones to watch: each time a kind was added to the zoo, its
 programs here moved to the first group and new held-out kinds replaced them.
@@ -204,6 +205,42 @@ def video_conv3d(batch: int = 2, frames: int = 8, side: int = 32, channels: int 
     return jax.jit(_sgd(loss_fn)).lower(ws, jnp.ones((batch, frames, side, side, 3)))
 
 
+def fft_filter(batch: int = 64, length: int = 4096) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x):   # a learned filter applied in the frequency domain
+        y = jnp.fft.irfft(jnp.fft.rfft(x, axis=-1) * jnp.fft.rfft(p, axis=-1), n=length,
+                          axis=-1)
+        return (y ** 2).mean()
+
+    return jax.jit(_sgd(loss_fn)).lower(jnp.ones((1, length)), jnp.ones((batch, length)))
+
+
+def top_k_scorer(batch: int = 256, d_model: int = 256, items: int = 4096, k: int = 32) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x):   # score every item, keep the k best
+        values, _ = jax.lax.top_k(x @ p, k)
+        return (values ** 2).mean()
+
+    return jax.jit(_sgd(loss_fn)).lower(jnp.ones((d_model, items)) * 0.01,
+                                        jnp.ones((batch, d_model)))
+
+
+def prefix_sum_model(batch: int = 64, length: int = 4096, width: int = 8) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(p, x):   # cumulative sums along the sequence (a reduce_window scan)
+        h = jnp.cumsum(x * p["scale"], axis=1)
+        return (jnp.tanh(h @ p["mix"]) ** 2).mean()
+
+    params = {"scale": jnp.ones((1, length, width)), "mix": jnp.ones((width, width))}
+    return jax.jit(_sgd(loss_fn)).lower(params, jnp.ones((batch, length, width)))
+
+
 # program -> (builder, the zoo family it resembles, or None when no zoo family does)
 def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     import export_programs
@@ -222,9 +259,12 @@ def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     out["upsampling_decoder/8to64px"] = (upsampling_decoder, "decoder_cnn")
     for steps in ((8,) if quick else (8, 32)):
         out[f"unrolled_lstm/{steps}-steps"] = (lambda n=steps: unrolled_lstm(n), "unrolled_rnn")
-    out["mixture_of_experts/8x256"] = (mixture_of_experts, None)
-    out["graph_conv/2048-nodes"] = (graph_conv, None)
-    out["video_conv3d/8x32x32"] = (video_conv3d, None)
+    out["mixture_of_experts/8x256"] = (mixture_of_experts, "moe")
+    out["graph_conv/2048-nodes"] = (graph_conv, "graph_net")
+    out["video_conv3d/8x32x32"] = (video_conv3d, "conv3d")
+    out["fft_filter/4096"] = (fft_filter, None)
+    out["top_k_scorer/4096-items"] = (top_k_scorer, None)
+    out["prefix_sum/4096"] = (prefix_sum_model, None)
     if quick:
         out.pop("example/transformer_block_train_step")   # the slowest to time
     return out

@@ -1,11 +1,12 @@
 """The model zoo for `stablecost collect programs`: parameterized JAX training steps and
 forward passes whose whole-step time is measured.
 
-Fifteen families (MLP, ResNet-style CNN, transformer decoder forward and training step,
-MLP-mixer, scan-based RNN, embedding + softmax cross-entropy, pre-norm residual MLP,
-SwiGLU MLP, depthwise-separable CNN, multi-head attention, dilated 1-D convolutions,
-dense autoencoder, transposed-convolution decoder, LSTM/GRU unrolled by a Python loop),
-each swept over model size, batch and dtype. Training steps are plain SGD on the gradient, so the program is
+Eighteen families (MLP, ResNet-style CNN, transformer decoder forward and training
+step, MLP-mixer, scan-based RNN, embedding + softmax cross-entropy, pre-norm residual
+MLP, SwiGLU MLP, depthwise-separable CNN, multi-head attention, dilated 1-D
+convolutions, dense autoencoder, transposed-convolution decoder, LSTM/GRU unrolled by a
+Python loop, top-1 mixture of experts, graph network over edge lists, 3-D
+convolutions), each swept over model size, batch and dtype. Training steps are plain SGD on the gradient, so the program is
 forward + backward + update with no optimizer library. Like kernel samples, a program
 is rebuilt from its parameters alone.
 
@@ -386,6 +387,62 @@ def _unrolled_rnn(p):
     return _sgd(loss), params, [ArgSpec((steps, b, hidden), p["dtype"])]
 
 
+def _moe(p):
+    import jax
+    import jax.numpy as jnp
+
+    d, experts, tokens = p["d_model"], p["experts"], p["batch"]
+    per_expert = max(1, tokens // experts)
+    shapes = {"router": (d, experts), "up": (experts, d, 2 * d), "down": (experts, 2 * d, d)}
+    params = _dense_init(shapes, p["dtype"])
+
+    def loss(params, x):
+        choice = jnp.argmax(x @ params["router"], axis=-1)    # top-1 routing
+        out = jnp.zeros_like(x)
+        for e in range(experts):   # each expert's tokens gathered, results scattered back
+            idx = jnp.nonzero(choice == e, size=per_expert, fill_value=0)[0]
+            h = jax.nn.gelu(x[idx] @ params["up"][e]) @ params["down"][e]
+            out = out.at[idx].add(h)
+        return jnp.mean(jnp.square(out).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((tokens, d), p["dtype"])]
+
+
+def _graph_net(p):
+    import jax
+    import jax.numpy as jnp
+
+    nodes, degree, width, layers = p["nodes"], p["degree"], p["width"], p["layers"]
+    edges = nodes * degree
+    params = _dense_init({f"w{i}": (width, width) for i in range(layers)}, p["dtype"])
+
+    def loss(params, x, src, dst):
+        h = x
+        for i in range(layers):   # gather along edges, scatter-add into the targets
+            h = jax.nn.relu(jax.ops.segment_sum(h[src], dst, num_segments=nodes)
+                            @ params[f"w{i}"])
+        return jnp.mean(jnp.square(h).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((nodes, width), p["dtype"]),
+                                ArgSpec((edges,), "i32", nodes), ArgSpec((edges,), "i32", nodes)]
+
+
+def _conv3d(p):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    c, frames, side, b = p["channels"], p["frames"], p["side"], p["batch"]
+    params = _dense_init({"w0": (3, 3, 3, 3, c), "w1": (3, 3, 3, c, c)}, p["dtype"])
+    dn = ("NDHWC", "DHWIO", "NDHWC")
+
+    def loss(params, x):
+        h = x
+        for i in range(2):
+            h = jax.nn.relu(lax.conv_general_dilated(h, params[f"w{i}"], (1, 1, 1), "SAME",
+                                                     dimension_numbers=dn))
+        return jnp.mean(jnp.square(h).astype(jnp.float32))
+    return _sgd(loss), params, [ArgSpec((b, frames, side, side, 3), p["dtype"])]
+
+
 _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]], list[int]]] = {
     # family: (builder, [(size name, size params)], batches)
     "mlp": (_mlp, [(f"w{w}-l{l}", {"width": w, "layers": l})
@@ -440,6 +497,16 @@ _FAMILIES: dict[str, tuple[Callable[..., Any], list[tuple[str, dict[str, Any]]],
                                      for cell, h, t in itertools.product(("lstm", "gru"),
                                                                          (128, 512), (4, 16))],
                      [8, 32]),
+    "moe": (_moe, [(f"d{d}-e{e}", {"d_model": d, "experts": e})
+                   for d, e in itertools.product((128, 512), (4, 16))],
+            [256, 1024]),
+    "graph_net": (_graph_net, [(f"n{n}-k{k}-w{w}", {"nodes": n, "degree": k, "width": w,
+                                                     "layers": 2})
+                               for n, k, w in itertools.product((1024, 8192), (4, 16), (64, 256))],
+                  [1]),
+    "conv3d": (_conv3d, [(f"c{c}-f{f}-s{s}", {"channels": c, "frames": f, "side": s})
+                         for c, f, s in itertools.product((8, 32), (4, 16), (16, 32))],
+               [1, 2]),
 }
 PROGRAM_FAMILIES = tuple(_FAMILIES)
 PROGRAM_DTYPES = ("f32", "bf16")
