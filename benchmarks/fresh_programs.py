@@ -37,14 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
-
-def _sgd(loss_fn: Callable[..., Any]) -> Callable[..., Any]:
-    import jax
-
-    def step(params, *batch):
-        loss, grads = jax.value_and_grad(loss_fn)(params, *batch)
-        return jax.tree.map(lambda p, g: p - 1e-3 * g.astype(p.dtype), params, grads), loss
-    return step
+from export_programs import _sgd  # noqa: E402  (the examples' plain-SGD training step)
 
 
 def residual_mlp(layers: int, batch: int = 64, width: int = 256) -> Any:

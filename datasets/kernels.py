@@ -247,25 +247,22 @@ def _build_conv(p: dict[str, Any]):
         def conv_transpose(x, w):
             return lax.conv_transpose(x, w, (stride, stride), "SAME", dimension_numbers=dn)
         return conv_transpose, [ArgSpec(x_shape, dtype), ArgSpec((kk, kk, cin, cout), dtype)]
+    if variant not in ("bwd_data", "bwd_filter"):
+        return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
+    y_shape = jax.eval_shape(conv, jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype)),
+                             jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))).shape
     if variant == "bwd_data":
-        y_shape = jax.eval_shape(conv, jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype)),
-                                 jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))).shape
-
         def bwd_data(w, dy):
             x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
             (dx,) = jax.linear_transpose(lambda x: conv(x, w), x_struct)(dy)
             return dx
         return bwd_data, [ArgSpec(w_shape, dtype), ArgSpec(tuple(y_shape), dtype)]
-    if variant == "bwd_filter":
-        y_shape = jax.eval_shape(conv, jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype)),
-                                 jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))).shape
 
-        def bwd_filter(x, dy):
-            w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
-            (dw,) = jax.linear_transpose(lambda w: conv(x, w), w_struct)(dy)
-            return dw
-        return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(tuple(y_shape), dtype)]
-    return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
+    def bwd_filter(x, dy):
+        w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
+        (dw,) = jax.linear_transpose(lambda w: conv(x, w), w_struct)(dy)
+        return dw
+    return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(tuple(y_shape), dtype)]
 
 
 # --------------------------------------------------------------------------- elementwise
