@@ -230,7 +230,7 @@ def _reduce(op: Op, program: Program) -> OpCost:
 SCAN_BASE_LENGTH = 16
 
 
-def _effective_window(op: Op) -> int:
+def effective_window(op: Op) -> int:
     """The reductions per output element of a reduce_window: the window, except along
     a cumulative dimension, which XLA computes as a tiled scan."""
     attrs = op.attributes
@@ -247,7 +247,7 @@ def _effective_window(op: Op) -> int:
 
 
 def _reduce_window(op: Op, program: Program) -> OpCost:
-    window = _effective_window(op)
+    window = effective_window(op)
     out_elements = op.results[0].num_elements
     flops = float(out_elements * max(window - 1, 0) * op.attributes.get("body_flops", 1))
     reads, writes = _full(op)
@@ -281,10 +281,17 @@ def _top_k(op: Op, program: Program) -> OpCost:
 
 
 def _fft(op: Op, program: Program) -> OpCost:
+    """5 n log2 n per complex transform of n points (the radix-2 count), half that for a
+    real-input or real-output one. The transforms are the dims in front of the
+    transformed ones, counted on the operand for FFT/IFFT/RFFT and on the result for
+    IRFFT (whose operand holds only n/2 + 1 points of the last dim)."""
     lengths = op.attributes.get("fft_length") or [1]
     n = math.prod(lengths)
-    transforms = max(1, op.operands[0].num_elements // max(n, 1))
-    flops = 5.0 * transforms * n * math.log2(max(n, 2))
+    kind = str(op.attributes.get("fft_type", ""))
+    real = "RFFT" in kind                      # RFFT and IRFFT
+    side = op.results[0] if "IRFFT" in kind and op.results else op.operands[0]
+    transforms = math.prod(side.shape[:len(side.shape) - len(lengths)])
+    flops = (2.5 if real else 5.0) * transforms * n * math.log2(max(n, 2))
     reads, writes = _full(op)
     return OpCost(flops, 0.0, reads, writes, "vector")
 

@@ -125,6 +125,31 @@ def test_cumulative_reduce_window_is_priced_as_xlas_tiled_scan():
     assert pool.flops == 4 * 4094 * 8 * 2
 
 
+
+@pytest.mark.parametrize("fft_type, operand, result, expected", [
+    # 8 complex transforms of 64 points: 5 * 64 * log2(64) = 1920 each
+    ("FFT", "tensor<8x64xcomplex<f32>>", "tensor<8x64xcomplex<f32>>", 8 * 1920),
+    # real input: half the work; 8 transforms
+    ("RFFT", "tensor<8x64xf32>", "tensor<8x33xcomplex<f32>>", 8 * 960),
+    # real output: the operand holds 33 points, the transforms are counted on the result
+    ("IRFFT", "tensor<8x33xcomplex<f32>>", "tensor<8x64xf32>", 8 * 960),
+])
+def test_fft_flops_per_transform(fft_type, operand, result, expected):
+    text = _one_op(f"  %0 = stablehlo.fft %a, type = {fft_type}, length = [64] : "
+                   f"({operand}) -> {result}\n  return %0 : {result}",
+                   f"%a: {operand}", result)
+    _, a = _cost(text)
+    assert a.flops == expected
+
+
+def test_2d_fft_counts_the_product_of_lengths():
+    # 4 transforms of 32x32 = 1024 points: 5 * 1024 * log2(1024) = 51,200 each
+    t = "tensor<4x32x32xcomplex<f32>>"
+    text = _one_op(f"  %0 = stablehlo.fft %a, type = FFT, length = [32, 32] : ({t}) -> {t}\n"
+                   f"  return %0 : {t}", f"%a: {t}", t)
+    _, a = _cost(text)
+    assert a.flops == 4 * 51_200
+
 def test_gather_reads_only_gathered_rows_and_indices():
     text = """
 func.func @main(%t: tensor<1000x64xf32>, %i: tensor<5x1xi32>) -> tensor<5x64xf32> {
