@@ -1,6 +1,6 @@
 """Learned vs roofline on programs measured now, none of them in the training data.
 
-    .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick]
+    .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--timings FILE]
 
 Builds JAX training steps that are not in the program zoo the bundled models were
 trained on, times each on this machine exactly as `stablecost collect programs` does, and prints the measured
@@ -22,12 +22,17 @@ The held-out kinds are the ones to watch: each time a kind was added to the zoo,
 programs here moved to the first group and new held-out kinds replaced them.
 
 Run it on an idle machine: the two cores are shared, and timings of a busy machine
-would make every prediction look wrong.
+would make every prediction look wrong. The timings of this VM also drift by tens of
+percent between runs, so two models are compared on the *same* timings: `--timings
+FILE` keeps every program's measured time in FILE (JSON) and reuses the ones already
+there, e.g. once with the old checkout and once with the new.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -287,7 +292,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hardware", default="host-cpu")
     parser.add_argument("--quick", action="store_true", help="fewer, smaller programs")
+    parser.add_argument("--timings", type=Path,
+                        help="JSON file of measured step times: reuse the programs in it, "
+                             "add the ones measured now")
     args = parser.parse_args()
+    timings: dict[str, float] = {}
+    if args.timings is not None and args.timings.is_file():
+        timings = json.loads(args.timings.read_text())
 
     import stablecost
     from stablecost.train.metrics import summary
@@ -299,7 +310,13 @@ def main() -> None:
     for name, (build, family) in programs(args.quick).items():
         lowered = build()
         analysis = stablecost.analyze(lowered.as_text(debug_info=True))
-        measured = measure(lowered)
+        measured = timings.get(name)
+        if measured is None:
+            measured = timings[name] = measure(lowered)
+            if args.timings is not None:   # written after every program: a crash keeps them
+                tmp = args.timings.with_suffix(".tmp")
+                tmp.write_text(json.dumps(timings, indent=1, sort_keys=True))
+                os.replace(tmp, args.timings)
         pred = stablecost.predict(analysis, args.hardware, fidelity="all")
         learned = pred.by_fidelity.get("learned")
         roofline = pred.by_fidelity["roofline"]
