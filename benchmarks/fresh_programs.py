@@ -16,7 +16,8 @@ separately over
   LSTM unrolled by a Python loop, a top-1 mixture of experts, a graph convolution over
   edge lists, a 3-D video convolution), and
 - programs of kinds the zoo lacks (a frequency-domain filter through FFTs, a top-k
-  item scorer, a prefix-sum sequence model).
+  item scorer, a prefix-sum sequence model). Their kernels are in the kernel data (the
+  FFT, top-k and scan kernel families), their programs are not.
 
 The held-out kinds are the ones to watch: each time a kind was added to the zoo, its
 programs here moved to the first group and new held-out kinds replaced them.

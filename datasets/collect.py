@@ -108,6 +108,9 @@ def make_args(specs: list[Any], rng: np.random.Generator) -> list[Any]:
         if spec.dtype.startswith("i"):
             high = spec.index_high or 100
             value = rng.integers(0, max(high, 1), size=spec.shape, dtype=np.int64)
+        elif spec.dtype == "c64":
+            value = (rng.standard_normal(size=spec.shape, dtype=np.float32)
+                     + 1j * rng.standard_normal(size=spec.shape, dtype=np.float32))
         else:
             value = rng.standard_normal(size=spec.shape, dtype=np.float32)
         out.append(jax.device_put(jnp.asarray(value, dtype=dtype)))

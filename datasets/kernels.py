@@ -91,7 +91,7 @@ def _jnp_dtype(name: str) -> Any:
     import jax.numpy as jnp
 
     return {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16, "i8": jnp.int8,
-            "i32": jnp.int32, "f64": jnp.float64}[name]
+            "i32": jnp.int32, "f64": jnp.float64, "c64": jnp.complex64}[name]
 
 
 def _shrink_to_fit(sizes: list[int], cost: Callable[[list[int]], float], limit: float) -> list[int]:
@@ -555,6 +555,161 @@ def _build_iota(p: dict[str, Any]):
             [ArgSpec(shape, p["dtype"], 100 if p["dtype"] == "i32" else None)])
 
 
+# --------------------------------------------------------------------------- FFT
+FFT_VARIANTS = ("c2c", "rfft", "irfft", "c2c_2d", "rfft_2d")
+
+
+def sample_fft(rng: np.random.Generator) -> KernelSpec:
+    """Batched 1-D and 2-D transforms (spectral filters, Fourier layers, convolution by
+    FFT); lengths favour powers of two but keep odd ones, which XLA's FFT is slower on."""
+    variant = str(rng.choice(FFT_VARIANTS, p=[0.25, 0.25, 0.2, 0.15, 0.15]))
+    if variant.endswith("_2d"):
+        h = _maybe_round(rng, log_uniform_int(rng, 8, 512), 0.6)
+        w = _maybe_round(rng, log_uniform_int(rng, 8, 512), 0.6)
+        batch = log_uniform_int(rng, 1, 64)
+        batch, h, w = _shrink_to_fit([batch, h, w], lambda s: float(s[0] * s[1] * s[2]), 4e6)
+        lengths, batch_shape = [h, w], [batch]
+    else:
+        n = _maybe_round(rng, log_uniform_int(rng, 16, 1 << 16), 0.6)
+        rows = log_uniform_int(rng, 1, 1024)
+        rows, n = _shrink_to_fit([rows, n], lambda s: float(s[0] * s[1]), 4e6)
+        lengths, batch_shape = [max(n, 2)], [rows]
+    points = _elems(batch_shape) * _elems(lengths)
+    params = {"batch": batch_shape, "lengths": lengths, "dtype": "f32"}
+    return KernelSpec("fft", variant, "f32", params, _bucket(points))
+
+
+@builder("fft", *FFT_VARIANTS)
+def _build_fft(p: dict[str, Any]):
+    import jax.numpy as jnp
+
+    batch, lengths = list(p["batch"]), list(p["lengths"])
+    axes = tuple(range(-len(lengths), 0))
+    variant = p["variant"]
+    if variant in ("c2c", "c2c_2d"):
+        return (lambda x: jnp.fft.fftn(x, axes=axes),
+                [ArgSpec(tuple(batch + lengths), "c64")])
+    if variant in ("rfft", "rfft_2d"):
+        return (lambda x: jnp.fft.rfftn(x, axes=axes), [ArgSpec(tuple(batch + lengths), "f32")])
+    half = lengths[:-1] + [lengths[-1] // 2 + 1]
+    return (lambda x: jnp.fft.irfftn(x, s=lengths, axes=axes),
+            [ArgSpec(tuple(batch + half), "c64")])
+
+
+# --------------------------------------------------------------------------- 3-D convolution
+CONV3D_VARIANTS = ("fwd", "strided", "bwd_data", "bwd_filter")
+
+
+def sample_conv3d(rng: np.random.Generator) -> KernelSpec:
+    """Volumetric convolutions (video, medical imaging, 3-D U-Nets) in NDHWC, forward
+    and both backward passes."""
+    dtype = str(rng.choice(["f32", "bf16"], p=[0.75, 0.25]))
+    variant = str(rng.choice(CONV3D_VARIANTS))
+    n = log_uniform_int(rng, 1, 8)
+    dhw = _maybe_round(rng, log_uniform_int(rng, 4, 48), 0.4)
+    cin = _maybe_round(rng, log_uniform_int(rng, 1, 128))
+    cout = _maybe_round(rng, log_uniform_int(rng, 4, 128))
+    kernel = int(rng.choice([1, 3, 3, 3]))
+    stride = 2 if variant == "strided" else 1
+
+    def flops(s: list[int]) -> float:
+        nn, dd, ci, co = s
+        return 2.0 * nn * dd ** 3 * ci * co * kernel ** 3 / stride ** 3
+
+    # XLA:CPU runs 3-D convolutions at a few GFLOP/s: smaller caps than 2-D ones
+    limit = MAX_FLOPS / 16 if dtype == "f32" else MAX_FLOPS / 64
+    n, dhw, cin, cout = _shrink_to_fit([n, dhw, cin, cout], flops, limit)
+    dhw = max(dhw, kernel)
+    params = {"n": n, "dhw": dhw, "cin": cin, "cout": cout, "kernel": kernel,
+              "stride": stride, "dtype": dtype}
+    return KernelSpec("conv3d", variant, dtype, params, _bucket(flops([n, dhw, cin, cout])))
+
+
+@builder("conv3d", *CONV3D_VARIANTS)
+def _build_conv3d(p: dict[str, Any]):
+    import jax
+    from jax import lax
+
+    n, d, cin, cout, kk, stride = p["n"], p["dhw"], p["cin"], p["cout"], p["kernel"], p["stride"]
+    dtype = p["dtype"]
+    dn = ("NDHWC", "DHWIO", "NDHWC")
+    x_shape, w_shape = (n, d, d, d, cin), (kk, kk, kk, cin, cout)
+
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (stride,) * 3, "SAME", dimension_numbers=dn)
+
+    if p["variant"] in ("fwd", "strided"):
+        return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
+    x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
+    w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
+    y_shape = tuple(jax.eval_shape(conv, x_struct, w_struct).shape)
+    if p["variant"] == "bwd_data":
+        def bwd_data(w, dy):
+            (dx,) = jax.linear_transpose(lambda x: conv(x, w), x_struct)(dy)
+            return dx
+        return bwd_data, [ArgSpec(w_shape, dtype), ArgSpec(y_shape, dtype)]
+
+    def bwd_filter(x, dy):
+        (dw,) = jax.linear_transpose(lambda w: conv(x, w), w_struct)(dy)
+        return dw
+    return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(y_shape, dtype)]
+
+
+# --------------------------------------------------------------------------- scans and top-k
+SCAN_VARIANTS = ("cumsum_last", "cumsum_first", "cummax_last", "cumprod_last")
+
+
+def sample_scan(rng: np.random.Generator) -> KernelSpec:
+    """Cumulative reductions (jnp.cumsum and friends): a reduce_window as wide as its
+    axis, which XLA rewrites into a tiled scan."""
+    variant = str(rng.choice(SCAN_VARIANTS, p=[0.4, 0.2, 0.2, 0.2]))
+    dtype = str(rng.choice(["f32", "bf16", "i32"], p=[0.6, 0.2, 0.2]))
+    if variant == "cumprod_last" and dtype == "i32":
+        dtype = "f32"
+    length = _maybe_round(rng, log_uniform_int(rng, 17, 1 << 15))
+    rows = log_uniform_int(rng, 1, 4096)
+    rows, length = _shrink_to_fit([rows, length], lambda s: float(s[0] * s[1]), MAX_BYTES / 16)
+    length = max(length, 17)
+    shape = [length, rows] if variant == "cumsum_first" else [rows, length]
+    params = {"shape": shape, "dtype": dtype}
+    return KernelSpec("scan", variant, dtype, params, _bucket(rows * length))
+
+
+@builder("scan", *SCAN_VARIANTS)
+def _build_scan(p: dict[str, Any]):
+    import jax.numpy as jnp
+    from jax import lax
+
+    fn = {"cumsum_last": lambda x: jnp.cumsum(x, axis=-1),
+          "cumsum_first": lambda x: jnp.cumsum(x, axis=0),
+          "cummax_last": lambda x: lax.cummax(x, axis=1),
+          "cumprod_last": lambda x: jnp.cumprod(x, axis=-1)}[p["variant"]]
+    high = 100 if p["dtype"] == "i32" else None
+    return fn, [ArgSpec(tuple(p["shape"]), p["dtype"], high)]
+
+
+def sample_top_k(rng: np.random.Generator) -> KernelSpec:
+    """lax.top_k over the last axis (beam search, MoE routing, retrieval scorers)."""
+    dtype = str(rng.choice(["f32", "bf16"], p=[0.8, 0.2]))
+    length = _maybe_round(rng, log_uniform_int(rng, 16, 1 << 17))
+    rows = log_uniform_int(rng, 1, 2048)
+    # bf16 top-k is a full sort on XLA:CPU (f32 has a dedicated kernel): 100x slower
+    limit = 4e6 if dtype == "f32" else 2e5
+    rows, length = _shrink_to_fit([rows, length], lambda s: float(s[0] * s[1]), limit)
+    length = max(length, 2)
+    k = min(length, int(rng.choice([1, 2, 4, 8, 10, 32, 64, 100, 256])))
+    params = {"rows": rows, "length": length, "k": k, "dtype": dtype}
+    return KernelSpec("top_k", "top_k", dtype, params, _bucket(rows * length))
+
+
+@builder("top_k", "top_k")
+def _build_top_k(p: dict[str, Any]):
+    from jax import lax
+
+    k = p["k"]
+    return (lambda x: lax.top_k(x, k), [ArgSpec((p["rows"], p["length"]), p["dtype"])])
+
+
 # --------------------------------------------------------------------------- fused patterns
 FUSED = ("dot_bias_gelu", "dot_bias_relu", "elementwise_chain", "softmax", "layernorm",
          "reduce_of_product")
@@ -625,12 +780,17 @@ SAMPLERS: dict[str, Sampler] = {
     "select_compare": sample_select,
     "convert": sample_convert,
     "iota": sample_iota,
+    "fft": sample_fft,
+    "conv3d": sample_conv3d,
+    "scan": sample_scan,
+    "top_k": sample_top_k,
 }
 # How often each family comes up in a sweep: the families that dominate step time
 # (matmuls, convolutions, fused epilogues and normalizations) get more samples.
 WEIGHTS = {"dot_general": 3, "convolution": 3, "fused": 3, "elementwise": 2,
            "transcendental": 1, "data_movement": 2, "reduce": 2, "reduce_window": 1,
-           "gather_scatter": 1, "sort": 1, "select_compare": 1, "convert": 1, "iota": 1}
+           "gather_scatter": 1, "sort": 1, "select_compare": 1, "convert": 1, "iota": 1,
+           "fft": 1, "conv3d": 1, "scan": 1, "top_k": 1}
 FAMILIES = tuple(SAMPLERS)
 
 

@@ -16,12 +16,13 @@ from typing import Sequence
 import numpy as np
 
 from ..dtypes import compute_class
+from ..featurize.costs import effective_window
 from ..featurize.fusion import COLLECTIVE, LOOP, MATMUL, REDUCTION, STANDALONE, Kernel
 from ..featurize.program import Op, Program
 from ..hardware import Hardware
 from .roofline import _dtypes, kernel_time
 
-FEATURE_SCHEMA_VERSION = "1"
+FEATURE_SCHEMA_VERSION = "2"
 
 KINDS = (LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE)
 DTYPE_CLASSES = ("f32", "bf16", "f16", "f8", "i8", "int", "f64")
@@ -31,7 +32,8 @@ OPCODES = (
     "power", "sine", "cosine", "log_plus_one", "exponential_minus_one", "floor", "sign",
     "compare", "select", "clamp", "convert", "broadcast_in_dim", "transpose", "reshape",
     "slice", "pad", "concatenate", "reverse", "iota", "reduce", "reduce_window", "gather",
-    "scatter", "dynamic_slice", "dynamic_update_slice", "sort", "constant",
+    "scatter", "dynamic_slice", "dynamic_update_slice", "sort", "constant", "fft",
+    "chlo.top_k",
 )
 _OPCODE_INDEX = {name: i for i, name in enumerate(OPCODES)}
 _FREE = frozenset({"reshape", "constant", "bitcast_convert", "get_tuple_element", "tuple",
@@ -62,9 +64,12 @@ FEATURES: tuple[str, ...] = (
     # convolution
     "conv_batch", "conv_out_spatial", "conv_in_features", "conv_out_features",
     "conv_window", "conv_stride", "conv_lhs_dilated", "conv_rhs_dilated", "conv_groups",
-    "conv_batch_groups", "conv_channels_last",
+    "conv_batch_groups", "conv_channels_last", "conv_spatial_rank",
     # reductions and windows
     "reduce_inputs_per_output", "reduce_outputs", "reduce_last_dim", "window_size",
+    "window_cumulative",
+    # FFT and top-k
+    "fft_points", "fft_rank", "fft_real", "fft_pow2", "topk_k",
     # data movement, indexing, sort
     "transpose_moves_last", "gather_indices", "gather_slice", "sort_length", "sort_operands",
     # opcode mix
@@ -171,6 +176,16 @@ def kernel_features(kernel: Kernel, program: Program, hw: Hardware,
             dim = m.attributes.get("dimension", -1)
             put("sort_length", _lg(shape[dim] if shape else 1))
             put("sort_operands", float(len(m.operands)))
+        elif m.opcode == "chlo.top_k":
+            shape = m.operands[0].shape
+            put("sort_length", _lg(shape[-1] if shape else 1))
+            put("topk_k", _lg(m.attributes.get("k") or 1))
+        elif m.opcode == "fft":
+            lengths = m.attributes.get("fft_length") or [1]
+            put("fft_points", _lg(math.prod(lengths)))
+            put("fft_rank", float(len(lengths)))
+            put("fft_real", float("RFFT" in str(m.attributes.get("fft_type", ""))))
+            put("fft_pow2", float(all(n & (n - 1) == 0 for n in lengths)))
     start = _COL["op_" + OPCODES[0]]
     row[start:start + len(counts)] = np.log2(1.0 + counts)
     return row
@@ -211,6 +226,7 @@ def _conv_features(op: Op, put) -> None:
         put("conv_out_spatial", _lg(math.prod(out.shape[d] for d in dims["output_spatial_dimensions"])))
         put("conv_window", _lg(math.prod(rhs.shape[d] for d in dims["kernel_spatial_dimensions"])))
         put("conv_channels_last", float(dims["input_feature_dimension"] == len(lhs.shape) - 1))
+        put("conv_spatial_rank", float(len(dims["output_spatial_dimensions"])))
     except (KeyError, IndexError, TypeError):
         pass
     put("conv_stride", _lg(math.prod(a.get("window_strides") or [1])))
@@ -230,6 +246,8 @@ def _reduce_features(op: Op, put) -> None:
         put("reduce_last_dim", float(len(inp.shape) - 1 in dims))
     else:
         put("window_size", _lg(math.prod(op.attributes.get("window_dimensions") or [1])))
+        put("window_cumulative", float(effective_window(op) < math.prod(
+            op.attributes.get("window_dimensions") or [1])))
 
 
 def _signature(kernel: Kernel, program: Program) -> tuple:
@@ -247,7 +265,7 @@ def _signature(kernel: Kernel, program: Program) -> tuple:
 # The attribute that decides layout-dependent features of an op with equal types.
 _LAYOUT_ATTRIBUTE = {"dot_general": "dot_dimension_numbers", "transpose": "permutation",
                      "convolution": "dimension_numbers", "reduce": "dimensions",
-                     "sort": "dimension"}
+                     "sort": "dimension", "fft": "fft_type"}
 
 
 def program_features(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> np.ndarray:

@@ -224,3 +224,32 @@ def test_evaluate_writes_a_fidelity_report(bundled, dataset_root, tmp_path):
     assert result.kernels["xgboost"]["n"] == result.kernels["roofline"]["n"] > 0
     assert "## Kernel samples (test split)" in text and "| all |" in text
     assert (tmp_path / "r" / "kernels_scatter.png").is_file()
+
+
+def test_fft_top_k_scan_and_3d_conv_kernels_get_their_own_features():
+    """Kinds of kernel the data covers are told apart by features, not lumped into
+    `op_other`: the transform size of an FFT, k of a top-k, a cumulative window, the
+    spatial rank of a convolution."""
+    import jax
+    import jax.numpy as jnp
+
+    hw = get_hardware("H100-SXM")
+
+    def row(fn, *args):
+        a = stablecost.analyze(jax.jit(fn).lower(*args))
+        X = program_features(a.kernels, a.program, hw)
+        col = {name: X[:, i] for i, name in enumerate(FEATURES)}
+        assert col["op_other"].max() == 0.0
+        return col
+
+    fft = row(lambda x: jnp.fft.rfft(x, axis=-1), jnp.ones((8, 1024)))
+    assert fft["op_fft"].max() > 0 and fft["fft_points"].max() == pytest.approx(np.log2(1025))
+    assert fft["fft_real"].max() == 1.0 and fft["fft_pow2"].max() == 1.0
+    top = row(lambda x: jax.lax.top_k(x, 7), jnp.ones((4, 300)))
+    assert top["topk_k"].max() == pytest.approx(3.0) and top["sort_length"].max() > 8
+    scan = row(lambda x: jnp.cumsum(x, axis=1), jnp.ones((4, 4096)))
+    assert scan["window_cumulative"].max() == 1.0
+    conv = row(lambda x, w: jax.lax.conv_general_dilated(
+        x, w, (1, 1, 1), "SAME", dimension_numbers=("NDHWC", "DHWIO", "NDHWC")),
+        jnp.ones((1, 8, 8, 8, 4)), jnp.ones((3, 3, 3, 4, 8)))
+    assert conv["conv_spatial_rank"].max() == 3.0
