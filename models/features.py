@@ -268,16 +268,27 @@ _LAYOUT_ATTRIBUTE = {"dot_general": "dot_dimension_numbers", "transpose": "permu
                      "sort": "dimension", "fft": "fft_type"}
 
 
-def program_features(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> np.ndarray:
-    """A (kernels x features) matrix; repeated kernels are featurized once."""
-    matrix = np.zeros((len(kernels), N_FEATURES), dtype=np.float32)
+def unique_features(kernels: Sequence[Kernel], program: Program,
+                    hw: Hardware) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct rows, first kernel of each row, row of each kernel): kernels with
+    equal signatures share one row, so a model predicts each distinct kernel once."""
     seen: dict[tuple, int] = {}
+    inverse = np.empty(len(kernels), dtype=np.int64)
+    first: list[int] = []
     for i, kernel in enumerate(kernels):
         key = _signature(kernel, program)
-        first = seen.get(key)
-        if first is None:
-            seen[key] = i
-            kernel_features(kernel, program, hw, matrix[i])
-        else:
-            matrix[i] = matrix[first]
-    return matrix
+        row = seen.get(key)
+        if row is None:
+            row = seen[key] = len(first)
+            first.append(i)
+        inverse[i] = row
+    matrix = np.zeros((len(first), N_FEATURES), dtype=np.float32)
+    for row, i in enumerate(first):
+        kernel_features(kernels[i], program, hw, matrix[row])
+    return matrix, np.asarray(first, dtype=np.int64), inverse
+
+
+def program_features(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> np.ndarray:
+    """A (kernels x features) matrix; repeated kernels are featurized once."""
+    matrix, _, inverse = unique_features(kernels, program, hw)
+    return matrix[inverse]

@@ -261,11 +261,17 @@ class StepGNN:
     `fit(graphs, time_s)` takes graphs from `program_graph`/`graph_from_parts` and
     measured step seconds; `predict(graphs)` returns seconds. `threads` sets torch's
     intra-op threads during `fit` only (1 is fastest on a busy 2-core machine).
+    `members` > 1 trains that many networks from seeds `seed`, `seed + 1`, ... (each
+    keeping its own best epoch) and predicts the geometric mean of their answers: the
+    network's seed-to-seed variance is large on programs unlike the training data.
+    With `warm_start=True` a fitted model's `fit` keeps the members it has and trains
+    only the missing ones (raise `members` first), as scikit-learn's ensembles do.
     """
 
     def __init__(self, *, target: str = "residual", hidden: int = 64, layers: int = 3,
                  epochs: int = 200, lr: float = 3e-3, weight_decay: float = 1e-4,
                  batch_size: int = 16, dropout: float = 0.0, seed: int = 0,
+                 members: int = 1, warm_start: bool = False,
                  threads: int | None = None) -> None:
         self.target = target
         self.hidden = hidden
@@ -276,6 +282,8 @@ class StepGNN:
         self.batch_size = batch_size
         self.dropout = dropout
         self.seed = seed
+        self.members = members
+        self.warm_start = warm_start
         self.threads = threads
 
     def get_params(self) -> dict[str, Any]:
@@ -286,7 +294,7 @@ class StepGNN:
             raise ModelError(f"target {self.target!r}; allowed: {', '.join(TARGETS)}")
         if not 1 <= int(self.layers) <= 8:
             raise ModelError(f"layers={self.layers!r}; allowed: 1 to 8")
-        for name in ("hidden", "epochs", "batch_size"):
+        for name in ("hidden", "epochs", "batch_size", "members"):
             if int(getattr(self, name)) < 1:
                 raise ModelError(f"{name}={getattr(self, name)!r}; must be at least 1")
 
@@ -322,11 +330,7 @@ class StepGNN:
             eval_set: tuple[Sequence[Any], np.ndarray] | None = None,
             progress: Callable[[int, int, float], None] | None = None) -> "StepGNN":
         """Train on `graphs` and their measured step seconds. With `eval_set` the
-        weights of the epoch with the lowest validation MAPE are kept."""
-        import torch
-        from torch_geometric.data import Batch
-        from torch_geometric.loader import DataLoader
-
+        weights of the epoch with the lowest validation MAPE are kept (per member)."""
         self._check_params()
         graphs = list(graphs)
         time_s = np.asarray(time_s, dtype=np.float64)
@@ -336,7 +340,37 @@ class StepGNN:
         if not np.all(np.isfinite(time_s)) or np.any(time_s <= 0):
             raise ModelError("measured step times must be positive and finite")
         self._check_graphs(graphs)
-        with _deterministic(int(self.seed), self.threads):
+        networks, best_epochs, histories = [], [], []
+        if self.warm_start and hasattr(self, "networks_"):
+            keep = min(len(self.networks_), int(self.members))
+            networks = list(self.networks_[:keep])
+            best_epochs = list(self.best_epochs_[:keep])
+            histories = list(self.histories_[:keep])
+        for member in range(len(networks), int(self.members)):
+            net, best_epoch, history = self._fit_network(
+                graphs, time_s, eval_set, int(self.seed) + member,
+                None if progress is None else
+                (lambda done, total, score, m=member: progress(
+                    m * total + done, int(self.members) * total, score)))
+            networks.append(net)
+            best_epochs.append(best_epoch)
+            histories.append(history)
+        self.networks_ = networks
+        self.best_epoch_ = best_epochs[0]
+        self.best_epochs_ = best_epochs
+        self.history_ = histories[0]
+        self.histories_ = histories
+        return self
+
+    def _fit_network(self, graphs: list[Any], time_s: np.ndarray,
+                     eval_set: tuple[Sequence[Any], np.ndarray] | None, seed: int,
+                     progress: Callable[[int, int, float], None] | None):
+        """One network trained from `seed`: (network, best epoch, history)."""
+        import torch
+        from torch_geometric.data import Batch
+        from torch_geometric.loader import DataLoader
+
+        with _deterministic(seed, self.threads):
             net = self._new_network()
             everything = Batch.from_data_list(graphs)
             x = everything.x.double()
@@ -355,7 +389,7 @@ class StepGNN:
                 g = g.clone()
                 g.y = torch.tensor([target], dtype=torch.float32)
                 data.append(g)
-            generator = torch.Generator().manual_seed(int(self.seed))
+            generator = torch.Generator().manual_seed(seed)
             loader = DataLoader(data, batch_size=int(self.batch_size), shuffle=True,
                                 generator=generator)
             optimizer = torch.optim.AdamW(net.parameters(), lr=float(self.lr),
@@ -364,8 +398,7 @@ class StepGNN:
             schedule = torch.optim.lr_scheduler.CosineAnnealingLR(
                 optimizer, T_max=epochs, eta_min=float(self.lr) * 0.05)
             loss_fn = torch.nn.SmoothL1Loss(beta=0.5)
-            self.network_ = net
-            best, best_score, history = None, math.inf, []
+            best, best_score, best_epoch, history = None, math.inf, epochs - 1, []
             for epoch in range(epochs):
                 net.train()
                 total = 0.0
@@ -382,48 +415,52 @@ class StepGNN:
                 record = {"epoch": epoch, "train_loss": total / len(data)}
                 if eval_set is not None:
                     measured = np.asarray(eval_set[1], dtype=np.float64)
-                    predicted = self._predict(eval_set[0])
+                    predicted = self._predict(eval_set[0], [net])
                     score = float(np.mean(np.abs(predicted - measured) / measured))
                     record["val_mape"] = score
                     if score < best_score:
                         best_score = score
                         best = {k: v.detach().clone() for k, v in net.state_dict().items()}
-                        self.best_epoch_ = epoch
+                        best_epoch = epoch
                 history.append(record)
                 if progress is not None:
                     progress(epoch + 1, epochs, record.get("val_mape", record["train_loss"]))
             if best is not None:
                 net.load_state_dict(best)
-            else:
-                self.best_epoch_ = epochs - 1
             net.eval()
-        self.history_ = history
-        return self
+        return net, best_epoch, history
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "network_"):
+        if not hasattr(self, "networks_"):
             raise NotFittedError("this StepGNN is not fitted yet: call fit() or load()")
 
     # -- predicting ------------------------------------------------------------------
-    def _predict(self, graphs: Sequence[Any]) -> np.ndarray:
+    def _predict(self, graphs: Sequence[Any], networks: Sequence[Any] | None = None
+                 ) -> np.ndarray:
+        """Seconds per graph: the geometric mean over `networks` (default: all members)."""
         import torch
         from torch_geometric.data import Batch
 
-        net = self.network_
-        was_training = net.training
-        net.eval()
+        networks = list(self.networks_ if networks is None else networks)
+        was_training = [net.training for net in networks]
+        for net in networks:
+            net.eval()
         outputs, baselines = [], []
         try:
             with torch.no_grad():
                 for chunk in _chunks(graphs, _PREDICT_NODES):
                     batch = Batch.from_data_list(chunk)
-                    out = net(batch.x, batch.edge_index, batch.batch, batch.graph_x,
-                              batch.num_graphs)
-                    outputs.append((out.double() * net.y_std.double()
-                                    + net.y_mean.double()).numpy())
+                    total = 0.0
+                    for net in networks:
+                        out = net(batch.x, batch.edge_index, batch.batch, batch.graph_x,
+                                  batch.num_graphs)
+                        total = total + (out.double() * net.y_std.double()
+                                         + net.y_mean.double()).numpy()
+                    outputs.append(total / len(networks))
                     baselines.append(batch.baseline_s.numpy())
         finally:
-            net.train(was_training)
+            for net, mode in zip(networks, was_training):
+                net.train(mode)
         if not outputs:
             return np.zeros(0)
         return self._decode(np.concatenate(outputs), np.concatenate(baselines))
@@ -438,11 +475,20 @@ class StepGNN:
 
     # -- persistence -----------------------------------------------------------------
     def normalization(self) -> dict[str, Any]:
+        """The first member's input and target normalization (every member's is the
+        same: they are computed from the training data, not learned)."""
         self._check_fitted()
-        net = self.network_
+        net = self.networks_[0]
         return {"node_mean": net.node_mean.tolist(), "node_std": net.node_std.tolist(),
                 "graph_mean": net.graph_mean.tolist(), "graph_std": net.graph_std.tolist(),
                 "y_mean": float(net.y_mean), "y_std": float(net.y_std)}
+
+    def _state(self) -> dict[str, Any]:
+        """Every member's tensors; a single network's keys stay unprefixed."""
+        if len(self.networks_) == 1:
+            return {k: v.detach().clone() for k, v in self.networks_[0].state_dict().items()}
+        return {f"member{i}.{k}": v.detach().clone()
+                for i, net in enumerate(self.networks_) for k, v in net.state_dict().items()}
 
     def save(self, directory: str | Path, **metadata: Any) -> Path:
         """Write `step_gnn.pt` (the state_dict: tensors only) and `meta.json`."""
@@ -456,8 +502,7 @@ class StepGNN:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         buffer = io.BytesIO()
-        torch.save({k: v.detach().clone() for k, v in self.network_.state_dict().items()},
-                   buffer)
+        torch.save(self._state(), buffer)
         atomic_write_bytes(directory / WEIGHTS_FILE, buffer.getvalue())
         meta = {"model": MODEL_NAME, "gnn_schema_version": GNN_SCHEMA_VERSION,
                 "featurizer_version": FEATURIZER_VERSION,
@@ -465,6 +510,7 @@ class StepGNN:
                 "node_features": list(NODE_FEATURES), "graph_features": list(GRAPH_FEATURES),
                 "params": self.get_params(), "target": self.target,
                 "best_epoch": int(getattr(self, "best_epoch_", -1)),
+                "best_epochs": [int(e) for e in getattr(self, "best_epochs_", [])],
                 "normalization": self.normalization(), **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
         return directory
@@ -497,15 +543,23 @@ class StepGNN:
         except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
             raise ModelError(f"{directory / WEIGHTS_FILE}: unreadable weights ({exc})") \
                 from None
-        net = model._new_network()
-        try:
-            net.load_state_dict(state, strict=True)
-        except (RuntimeError, TypeError, AttributeError) as exc:
-            raise ModelError(f"{directory / WEIGHTS_FILE}: weights do not fit the network "
-                             f"described by meta.json ({str(exc).splitlines()[0]})") from None
-        net.eval()
-        model.network_ = net
+        members = int(model.members)
+        networks = []
+        for i in range(members):
+            prefix = f"member{i}." if members > 1 else ""
+            part = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+            net = model._new_network()
+            try:
+                net.load_state_dict(part, strict=True)
+            except (RuntimeError, TypeError, AttributeError) as exc:
+                raise ModelError(f"{directory / WEIGHTS_FILE}: weights do not fit the "
+                                 f"network described by meta.json "
+                                 f"({str(exc).splitlines()[0]})") from None
+            net.eval()
+            networks.append(net)
+        model.networks_ = networks
         model.best_epoch_ = int(meta.get("best_epoch", -1))
+        model.best_epochs_ = [int(e) for e in meta.get("best_epochs", [model.best_epoch_])]
         return model, meta
 
 

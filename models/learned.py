@@ -23,7 +23,7 @@ import numpy as np
 from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
-from .features import program_features
+from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
 
@@ -114,15 +114,19 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
     chosen = [i for i, k in enumerate(kernels) if k.kind != COLLECTIVE and k.priced]
     if chosen:
         subset = [kernels[i] for i in chosen]
-        X = program_features(subset, program, hw)
+        # layered models repeat a few distinct kernels: the models see each one once
+        unique_X, first, inverse = unique_features(subset, program, hw)
         if roofline is None:
             rl = np.array([t.time_s for t in kernel_times(subset, program, hw)])
         else:
             rl = np.array([roofline[i].time_s for i in chosen])
-        time_s[chosen] = models.kernel.predict(X, rl)
-        interval = models.kernel.predict_interval(X, rl)
-        low_s[chosen] = np.minimum(interval.low_s, time_s[chosen])
-        high_s[chosen] = np.maximum(interval.high_s, time_s[chosen])
+        unique_rl = rl[first]
+        predicted = models.kernel.predict(unique_X, unique_rl)
+        interval = models.kernel.predict_interval(unique_X, unique_rl)
+        time_s[chosen] = predicted[inverse]
+        low_s[chosen] = np.minimum(interval.low_s, predicted)[inverse]
+        high_s[chosen] = np.maximum(interval.high_s, predicted)[inverse]
+        X = unique_X[inverse]
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
     source = "kernel_sum"

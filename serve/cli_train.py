@@ -54,6 +54,10 @@ def add_parsers(sub: Any, parser_class: type) -> None:
             p.add_argument("--layers", type=int, default=3)
             p.add_argument("--lr", type=float, default=3e-3)
             p.add_argument("--batch-size", type=int, default=16)
+            p.add_argument("--members", type=int, default=3,
+                           help="networks in the ensemble, trained from seeds SEED, SEED+1, "
+                                "... (the targets are compared on one network first); "
+                                "predictions are their geometric mean (default 3)")
 
     evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")
     evaluate.add_argument("--data", required=True, help="dataset or dataset root")
@@ -98,11 +102,11 @@ def _train(args: argparse.Namespace) -> int:
         from ..train.gnn_train import train_gnn
 
         _check_positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
-                        batch_size=args.batch_size)
+                        batch_size=args.batch_size, members=args.members)
         result = train_gnn(
             args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
             seed=args.seed, epochs=args.epochs, hidden=args.hidden, layers=args.layers,
-            lr=args.lr, batch_size=args.batch_size, target=args.target,
+            lr=args.lr, batch_size=args.batch_size, members=args.members, target=args.target,
             tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     _print_result(result)

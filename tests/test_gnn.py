@@ -180,7 +180,8 @@ def test_hyperparameters_are_stored_verbatim():
     model = gnn.StepGNN(hidden=32, layers=4, lr=1e-3, target="direct")
     assert model.get_params() == {"target": "direct", "hidden": 32, "layers": 4, "epochs": 200,
                                   "lr": 1e-3, "weight_decay": 1e-4, "batch_size": 16,
-                                  "dropout": 0.0, "seed": 0, "threads": None}
+                                  "dropout": 0.0, "seed": 0, "members": 1,
+                                  "warm_start": False, "threads": None}
     with pytest.raises(TypeError):
         gnn.StepGNN(32)  # keyword-only
 
@@ -309,7 +310,7 @@ def test_train_gnn_end_to_end(tmp_path):
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     messages = []
     kwargs = dict(kernel_model_dir=kdir, epochs=3, hidden=16, layers=2, batch_size=8,
-                  threads=1, tracking_uri=uri, experiment="gnn-test")
+                  threads=1, tracking_uri=uri, experiment="gnn-test", members=1)
     result = train_gnn(dataset, save=tmp_path / "bundle", progress=messages.append, **kwargs)
     assert result.model == "step_gnn" and result.choice in gnn.TARGETS
     assert result.data["samples"] == 24 and result.data["failures"] == 0
@@ -358,3 +359,37 @@ def test_train_gnn_end_to_end(tmp_path):
     assert again.metrics["val_mape"] == result.metrics["val_mape"]
     assert not again.champion
     assert int(again.registered_version) == int(result.registered_version) + 1
+
+    # an ensemble: the chosen target's network grows into `members` networks
+    ensemble = train_gnn(dataset, save=tmp_path / "ensemble", **(kwargs | {"members": 2}))
+    loaded, meta = gnn.StepGNN.load(tmp_path / "ensemble")
+    assert meta["params"]["members"] == 2 and len(loaded.networks_) == 2
+    assert not meta["params"]["warm_start"]
+    assert MlflowClient(uri).get_run(ensemble.run_id).data.params["members"] == "2"
+
+
+def test_ensemble_members_round_trip_and_average_in_log_space(tmp_path, small_set):
+    graphs, times = small_set
+    model = quick_model(members=3).fit(graphs, times, eval_set=(graphs, times))
+    assert len(model.networks_) == 3 and len(model.best_epochs_) == 3
+    # member 0 is the single network of the same seed: an ensemble only adds members
+    single = quick_model().fit(graphs, times, eval_set=(graphs, times))
+    np.testing.assert_allclose(model._predict(graphs, model.networks_[:1]),
+                               single.predict(graphs))
+    each = np.stack([model._predict(graphs, [net]) for net in model.networks_])
+    assert not np.allclose(each[0], each[1])   # other seeds, other networks
+    np.testing.assert_allclose(model.predict(graphs), np.exp2(np.log2(each).mean(0)),
+                               rtol=1e-9)
+    # warm start: a fitted single network grows into the same ensemble
+    grown = quick_model(warm_start=True).fit(graphs, times, eval_set=(graphs, times))
+    first = grown.networks_[0]
+    grown.members = 3
+    grown.fit(graphs, times, eval_set=(graphs, times))
+    assert grown.networks_[0] is first and len(grown.networks_) == 3
+    np.testing.assert_allclose(grown.predict(graphs), model.predict(graphs))
+    model.save(tmp_path / "e")
+    loaded, meta = gnn.StepGNN.load(tmp_path / "e")
+    assert meta["params"]["members"] == 3 and len(meta["best_epochs"]) == 3
+    np.testing.assert_array_equal(loaded.predict(graphs), model.predict(graphs))
+    with pytest.raises(ModelError, match="members=0"):
+        quick_model(members=0).fit(graphs, times)
