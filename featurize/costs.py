@@ -99,11 +99,19 @@ def _metadata(op: Op, program: Program) -> OpCost:
     return OpCost(0.0, 0.0, (0.0,) * len(op.operands), (0.0,) * len(op.results), _NONE_UNIT)
 
 
+# Real FLOPs of one complex operation (the schoolbook counts: (a+bi)(c+di) is 4
+# multiplies and 2 adds; a division is a multiply by the conjugate, 2 more multiplies
+# and 2 divisions); other elementwise ops count 1 per element.
+COMPLEX_FLOPS = {"add": 2, "subtract": 2, "negate": 2, "multiply": 6, "divide": 11}
+
+
 def _elementwise(op: Op, program: Program) -> OpCost:
     reads, writes = _full(op)
     elements = _out_elements(op)
     if op.opcode == "map":
         elements *= max(1, op.attributes.get("body_flops", 1))
+    elif op.results and op.results[0].dtype.startswith("complex"):
+        elements *= COMPLEX_FLOPS.get(op.opcode, 1)
     return OpCost(float(elements), 0.0, reads, writes, "vector")
 
 

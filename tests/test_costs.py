@@ -142,6 +142,16 @@ def test_fft_flops_per_transform(fft_type, operand, result, expected):
     assert a.flops == expected
 
 
+@pytest.mark.parametrize("opcode, flops_each", [("multiply", 6), ("add", 2), ("divide", 11)])
+def test_complex_arithmetic_counts_real_flops(opcode, flops_each):
+    # (a+bi)(c+di) = (ac-bd) + (ad+bc)i: 4 multiplies and 2 adds per element
+    t = "tensor<16x8xcomplex<f32>>"
+    text = _one_op(f"  %0 = stablehlo.{opcode} %a, %b : {t}\n  return %0 : {t}",
+                   f"%a: {t}, %b: {t}", t)
+    _, a = _cost(text)
+    assert a.flops == 16 * 8 * flops_each
+
+
 def test_2d_fft_counts_the_product_of_lengths():
     # 4 transforms of 32x32 = 1024 points: 5 * 1024 * log2(1024) = 51,200 each
     t = "tensor<4x32x32xcomplex<f32>>"
