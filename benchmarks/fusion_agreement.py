@@ -117,7 +117,18 @@ def programs():
 
     out = {name: jax.jit(build()[0]).lower(*build()[1]) for name, build in FLOP_PROGRAMS.items()}
     out.update({name: build() for name, build in EXAMPLES.items()})
+    out["dropout"] = jax.jit(_dropout).lower(jax.numpy.ones((256, 1024)),
+                                             jax.numpy.zeros((2,), jax.numpy.uint32))
     return out
+
+
+def _dropout(x, key_data):
+    """A dropout mask from threefry bits: a chain of integer ops with shared operands."""
+    import jax
+    import jax.numpy as jnp
+
+    keep = jax.random.bernoulli(jax.random.wrap_key_data(key_data), 0.9, x.shape)
+    return jnp.where(keep, x / 0.9, 0.0)
 
 
 def main() -> None:

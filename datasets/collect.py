@@ -105,7 +105,7 @@ def make_args(specs: list[Any], rng: np.random.Generator) -> list[Any]:
     out = []
     for spec in specs:
         dtype = kernel_gen._jnp_dtype(spec.dtype)
-        if spec.dtype.startswith("i"):
+        if spec.dtype.startswith(("i", "u")):
             high = spec.index_high or 100
             value = rng.integers(0, max(high, 1), size=spec.shape, dtype=np.int64)
         elif spec.dtype == "c64":

@@ -91,7 +91,7 @@ def _jnp_dtype(name: str) -> Any:
     import jax.numpy as jnp
 
     return {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16, "i8": jnp.int8,
-            "i32": jnp.int32, "f64": jnp.float64, "c64": jnp.complex64}[name]
+            "i32": jnp.int32, "f64": jnp.float64, "c64": jnp.complex64, "u32": jnp.uint32}[name]
 
 
 def _shrink_to_fit(sizes: list[int], cost: Callable[[list[int]], float], limit: float) -> list[int]:
@@ -405,30 +405,43 @@ def _build_reduce(p: dict[str, Any]):
     return fn, [ArgSpec(tuple(p["shape"]), p["dtype"])]
 
 
-def sample_reduce_window(rng: np.random.Generator) -> KernelSpec:
-    dtype = str(rng.choice(["f32", "bf16"], p=[0.7, 0.3]))
-    variant = str(rng.choice(["max_pool", "avg_pool"]))
+def _pool_params(rng: np.random.Generator, dtype: str, max_bytes: float) -> dict[str, Any]:
+    """An NHWC input and a 2-D pooling window of stride 2."""
     n = log_uniform_int(rng, 1, 32)
     hw = _maybe_round(rng, log_uniform_int(rng, 8, 112), 0.3)
     c = _maybe_round(rng, log_uniform_int(rng, 8, 256))
-    n, hw, c = _shrink_to_fit([n, hw, c], lambda s: 4.0 * s[0] * s[1] * s[1] * s[2], MAX_BYTES / 4)
+    n, hw, c = _shrink_to_fit([n, hw, c], lambda s: 4.0 * s[0] * s[1] * s[1] * s[2], max_bytes)
     hw = max(hw, 4)
     window = int(rng.choice([2, 3]))
-    params = {"shape": [n, hw, hw, c], "window": window, "stride": 2, "dtype": dtype}
-    return KernelSpec("reduce_window", variant, dtype, params, _bucket(n * hw * hw * c))
+    return {"shape": [n, hw, hw, c], "window": window, "stride": 2, "dtype": dtype}
 
 
-@builder("reduce_window", "max_pool", "avg_pool")
-def _build_reduce_window(p: dict[str, Any]):
+def _pool(p: dict[str, Any], kind: str) -> Callable[[Any], Any]:
+    """Max or summing 2-D pooling of `p`'s window and stride (SAME padding)."""
     import jax.numpy as jnp
     from jax import lax
 
     w, s = p["window"], p["stride"]
     dims, strides = (1, w, w, 1), (1, s, s, 1)
+    if kind == "max":
+        return lambda x: lax.reduce_window(x, -jnp.inf, lax.max, dims, strides, "SAME")
+    return lambda x: lax.reduce_window(x, 0.0, lax.add, dims, strides, "SAME")
+
+
+def sample_reduce_window(rng: np.random.Generator) -> KernelSpec:
+    dtype = str(rng.choice(["f32", "bf16"], p=[0.7, 0.3]))
+    variant = str(rng.choice(["max_pool", "avg_pool"]))
+    params = _pool_params(rng, dtype, MAX_BYTES / 4)
+    return KernelSpec("reduce_window", variant, dtype, params, _bucket(_elems(params["shape"])))
+
+
+@builder("reduce_window", "max_pool", "avg_pool")
+def _build_reduce_window(p: dict[str, Any]):
     if p["variant"] == "max_pool":
-        fn = lambda x: lax.reduce_window(x, -jnp.inf, lax.max, dims, strides, "SAME")  # noqa: E731
+        fn = _pool(p, "max")
     else:
-        fn = lambda x: lax.reduce_window(x, 0.0, lax.add, dims, strides, "SAME") / (w * w)  # noqa: E731
+        pool_sum, area = _pool(p, "sum"), p["window"] ** 2
+        fn = lambda x: pool_sum(x) / area  # noqa: E731
     return fn, [ArgSpec(tuple(p["shape"]), p["dtype"])]
 
 
@@ -710,6 +723,108 @@ def _build_top_k(p: dict[str, Any]):
     return (lambda x: lax.top_k(x, k), [ArgSpec((p["rows"], p["length"]), p["dtype"])])
 
 
+# --------------------------------------------------------------------------- bitwise and random bits
+BITWISE_VARIANTS = ("xor", "shift_right_logical", "rotate", "random_bits", "dropout")
+
+
+def sample_bitwise(rng: np.random.Generator) -> KernelSpec:
+    """Integer bit manipulation: what a counter-based RNG (threefry, behind dropout and
+    every jax.random draw inside a step) is made of, and whole random-bit draws."""
+    variant = str(rng.choice(BITWISE_VARIANTS, p=[0.2, 0.2, 0.2, 0.2, 0.2]))
+    dtype = "f32" if variant == "dropout" else "u32"
+    # a random draw is ~20 integer ops per element: smaller arrays than plain ones
+    shape = _random_shape(rng, 1e3, MAX_BYTES / 16)
+    if variant in ("random_bits", "dropout"):
+        shape = _shrink_to_fit(shape, lambda sh: float(_elems(sh)), MAX_BYTES / 64)
+    params = {"shape": shape, "dtype": dtype, "rate": float(rng.choice([0.1, 0.2, 0.5]))}
+    return KernelSpec("bitwise", variant, dtype, params, _bucket(_elems(shape)))
+
+
+@builder("bitwise", *BITWISE_VARIANTS)
+def _build_bitwise(p: dict[str, Any]):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    shape, variant = tuple(p["shape"]), p["variant"]
+    key = ArgSpec((2,), "u32", 1 << 31)
+    if variant == "xor":
+        return (lambda a, b: a ^ b), [ArgSpec(shape, "u32", 1 << 31)] * 2
+    if variant == "shift_right_logical":
+        return (lambda a: lax.shift_right_logical(a, jnp.uint32(13))), \
+            [ArgSpec(shape, "u32", 1 << 31)]
+    if variant == "rotate":   # threefry's rotation: (x << r) | (x >> (32 - r)), then a xor
+        def rotate(a, b):
+            r = jnp.uint32(13)
+            return ((a << r) | lax.shift_right_logical(a, jnp.uint32(32) - r)) ^ b
+        return rotate, [ArgSpec(shape, "u32", 1 << 31)] * 2
+    if variant == "random_bits":
+        return (lambda k: jax.random.bits(jax.random.wrap_key_data(k), shape)), [key]
+    rate = p["rate"]
+
+    def dropout(x, k):
+        keep = jax.random.bernoulli(jax.random.wrap_key_data(k), 1.0 - rate, shape)
+        return jnp.where(keep, x / (1.0 - rate), 0.0)
+    return dropout, [ArgSpec(shape, "f32"), key]
+
+
+# --------------------------------------------------------------------------- complex arithmetic
+COMPLEX_VARIANTS = ("multiply", "add", "abs", "make_complex", "real_part")
+
+
+def sample_complex(rng: np.random.Generator) -> KernelSpec:
+    """Elementwise complex64 arithmetic: what sits between the FFTs of a spectral layer."""
+    variant = str(rng.choice(COMPLEX_VARIANTS))
+    shape = _random_shape(rng, 1e3, MAX_BYTES / 32)
+    params = {"shape": shape, "dtype": "c64"}
+    return KernelSpec("complex", variant, "c64", params, _bucket(_elems(shape)))
+
+
+@builder("complex", *COMPLEX_VARIANTS)
+def _build_complex(p: dict[str, Any]):
+    import jax.numpy as jnp
+    from jax import lax
+
+    shape, variant = tuple(p["shape"]), p["variant"]
+    z = ArgSpec(shape, "c64")
+    if variant == "multiply":
+        return (lambda a, b: a * b), [z, z]
+    if variant == "add":
+        return (lambda a, b: a + b), [z, z]
+    if variant == "abs":
+        return jnp.abs, [z]
+    if variant == "make_complex":
+        return lax.complex, [ArgSpec(shape, "f32"), ArgSpec(shape, "f32")]
+    return (lambda a: jnp.real(a) * 2.0), [z]
+
+
+# --------------------------------------------------------------------------- pooling gradients
+POOL_GRAD_VARIANTS = ("max_pool_grad", "avg_pool_grad")
+
+
+def sample_pool_grad(rng: np.random.Generator) -> KernelSpec:
+    """The backward pass of 2-D pooling: max pooling's is a select_and_scatter."""
+    dtype = str(rng.choice(["f32", "bf16"], p=[0.7, 0.3]))
+    variant = str(rng.choice(POOL_GRAD_VARIANTS))
+    # select_and_scatter runs at ~25 ns per element on XLA:CPU: smaller inputs
+    params = _pool_params(rng, dtype, MAX_BYTES / 16)
+    return KernelSpec("pool_grad", variant, dtype, params, _bucket(_elems(params["shape"])))
+
+
+@builder("pool_grad", *POOL_GRAD_VARIANTS)
+def _build_pool_grad(p: dict[str, Any]):
+    import jax
+
+    pool = _pool(p, "max" if p["variant"] == "max_pool_grad" else "sum")
+    x_shape = tuple(p["shape"])
+    y_shape = tuple(jax.eval_shape(pool, jax.ShapeDtypeStruct(
+        x_shape, _jnp_dtype(p["dtype"]))).shape)
+
+    def grad(x, dy):
+        return jax.vjp(pool, x)[1](dy)[0]
+    return grad, [ArgSpec(x_shape, p["dtype"]), ArgSpec(y_shape, p["dtype"])]
+
+
 # --------------------------------------------------------------------------- fused patterns
 FUSED = ("dot_bias_gelu", "dot_bias_relu", "elementwise_chain", "softmax", "layernorm",
          "reduce_of_product")
@@ -784,13 +899,17 @@ SAMPLERS: dict[str, Sampler] = {
     "conv3d": sample_conv3d,
     "scan": sample_scan,
     "top_k": sample_top_k,
+    "bitwise": sample_bitwise,
+    "complex": sample_complex,
+    "pool_grad": sample_pool_grad,
 }
 # How often each family comes up in a sweep: the families that dominate step time
 # (matmuls, convolutions, fused epilogues and normalizations) get more samples.
 WEIGHTS = {"dot_general": 3, "convolution": 3, "fused": 3, "elementwise": 2,
            "transcendental": 1, "data_movement": 2, "reduce": 2, "reduce_window": 1,
            "gather_scatter": 1, "sort": 1, "select_compare": 1, "convert": 1, "iota": 1,
-           "fft": 1, "conv3d": 1, "scan": 1, "top_k": 1}
+           "fft": 1, "conv3d": 1, "scan": 1, "top_k": 1, "bitwise": 1, "complex": 1,
+           "pool_grad": 1}
 FAMILIES = tuple(SAMPLERS)
 
 

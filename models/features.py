@@ -22,7 +22,7 @@ from ..featurize.program import Op, Program
 from ..hardware import Hardware
 from .roofline import _dtypes, kernel_time
 
-FEATURE_SCHEMA_VERSION = "2"
+FEATURE_SCHEMA_VERSION = "3"
 
 KINDS = (LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE)
 DTYPE_CLASSES = ("f32", "bf16", "f16", "f8", "i8", "int", "f64")
@@ -33,7 +33,8 @@ OPCODES = (
     "compare", "select", "clamp", "convert", "broadcast_in_dim", "transpose", "reshape",
     "slice", "pad", "concatenate", "reverse", "iota", "reduce", "reduce_window", "gather",
     "scatter", "dynamic_slice", "dynamic_update_slice", "sort", "constant", "fft",
-    "chlo.top_k",
+    "chlo.top_k", "xor", "or", "and", "shift_left", "shift_right_logical", "complex", "real",
+    "imag", "select_and_scatter",
 )
 _OPCODE_INDEX = {name: i for i, name in enumerate(OPCODES)}
 _FREE = frozenset({"reshape", "constant", "bitcast_convert", "get_tuple_element", "tuple",

@@ -253,3 +253,14 @@ def test_fft_top_k_scan_and_3d_conv_kernels_get_their_own_features():
         x, w, (1, 1, 1), "SAME", dimension_numbers=("NDHWC", "DHWIO", "NDHWC")),
         jnp.ones((1, 8, 8, 8, 4)), jnp.ones((3, 3, 3, 4, 8)))
     assert conv["conv_spatial_rank"].max() == 3.0
+    bits = row(lambda x, y: (x << jnp.uint32(3)) ^ jax.lax.shift_right_logical(y, jnp.uint32(2)),
+               jnp.ones((64,), jnp.uint32), jnp.ones((64,), jnp.uint32))
+    assert bits["op_xor"].max() > 0 and bits["op_shift_right_logical"].max() > 0
+    assert bits["dtype_int"].max() == 1.0
+    cplx = row(lambda a, b: jax.lax.complex(a, b) * jax.lax.complex(b, a),
+               jnp.ones((64,)), jnp.ones((64,)))
+    assert cplx["op_complex"].max() > 0
+    pool_grad = row(jax.grad(lambda x: jax.lax.reduce_window(
+        x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID").sum()),
+        jnp.ones((2, 8, 8, 4)))
+    assert pool_grad["op_select_and_scatter"].max() > 0
