@@ -16,8 +16,9 @@ separately over
   LSTM unrolled by a Python loop, a top-1 mixture of experts, a graph convolution over
   edge lists, a 3-D video convolution), and
 - programs of kinds the zoo lacks (a frequency-domain filter through FFTs, a top-k
-  item scorer, a prefix-sum sequence model). Their kernels are in the kernel data (the
-  FFT, top-k and scan kernel families), their programs are not.
+  item scorer, a prefix-sum sequence model, an MLP with dropout, Fourier-neural-operator
+  layers). Their kernels are in the kernel data (the FFT, top-k, scan, bitwise/random
+  and complex kernel families), their programs are not.
 
 The held-out kinds are the ones to watch: each time a kind was added to the zoo, its
 programs here moved to the first group and new held-out kinds replaced them.
@@ -240,6 +241,42 @@ def prefix_sum_model(batch: int = 64, length: int = 4096, width: int = 8) -> Any
     return jax.jit(_sgd(loss_fn)).lower(params, jnp.ones((batch, length, width)))
 
 
+def dropout_mlp(batch: int = 256, width: int = 512, layers: int = 3, rate: float = 0.1) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(ps, x, key_data):   # dropout after every hidden layer: threefry bits
+        key = jax.random.wrap_key_data(key_data)
+        for i, w in enumerate(ps):
+            x = jax.nn.relu(x @ w)
+            keep = jax.random.bernoulli(jax.random.fold_in(key, i), 1.0 - rate, x.shape)
+            x = jnp.where(keep, x / (1.0 - rate), 0.0)
+        return (x ** 2).mean()
+
+    ps = [jnp.ones((width, width)) * 0.01 for _ in range(layers)]
+    return jax.jit(_sgd(loss_fn)).lower(ps, jnp.ones((batch, width)),
+                                        jnp.zeros((2,), jnp.uint32))
+
+
+def spectral_layers(batch: int = 16, length: int = 1024, width: int = 32, modes: int = 32,
+                    layers: int = 2) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(ps, x):   # Fourier-neural-operator layers: mix the lowest modes per channel
+        for p in ps:
+            spectrum = jnp.fft.rfft(x, axis=1)[:, :modes, :]
+            weights = jax.lax.complex(p["wr"], p["wi"])
+            mixed = jnp.einsum("bmi,mio->bmo", spectrum, weights)
+            y = jnp.fft.irfft(mixed, n=length, axis=1)
+            x = jax.nn.gelu(y + x @ p["w"])
+        return (x ** 2).mean()
+
+    ps = [{"wr": jnp.ones((modes, width, width)) * 0.01, "wi": jnp.ones((modes, width, width)) * 0.01,
+           "w": jnp.ones((width, width)) * 0.01} for _ in range(layers)]
+    return jax.jit(_sgd(loss_fn)).lower(ps, jnp.ones((batch, length, width)))
+
+
 # program -> (builder, the zoo family it resembles, or None when no zoo family does)
 def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     import export_programs
@@ -264,6 +301,8 @@ def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
     out["fft_filter/4096"] = (fft_filter, None)
     out["top_k_scorer/4096-items"] = (top_k_scorer, None)
     out["prefix_sum/4096"] = (prefix_sum_model, None)
+    out["dropout_mlp/3x512"] = (dropout_mlp, None)
+    out["spectral_layers/1024x32"] = (spectral_layers, None)
     if quick:
         out.pop("example/transformer_block_train_step")   # the slowest to time
     return out

@@ -26,10 +26,15 @@ per-kernel sum misses: overlap, cache reuse across kernels, per-call overheads).
 target is standardized with the training mean and std; the last layer starts at zero,
 so an untrained network predicts the mean.
 
+Coverage. `fit` records the opcode and dtype features that no training node has
+(`absent_features_`); `unseen_features(X)` names the ones a new program has, and the
+learned fidelity prices such a program by the kernel sum instead (the network was never
+shown a kernel like that, e.g. the integer ops of a dropout mask).
+
 Saved as a torch `state_dict` (`step_gnn.pt`, tensors only, loaded with
 `weights_only=True`) plus `meta.json` (featurizer and feature-schema versions, feature
-names, hyperparameters, normalization, target, training-data digest, the per-call floor
-and the kernel model it was trained over), checked on load.
+names, hyperparameters, normalization, target, training-data digest, the per-call floor,
+the kernel model it was trained over and the absent features), checked on load.
 """
 
 from __future__ import annotations
@@ -356,6 +361,7 @@ class StepGNN:
             best_epochs.append(best_epoch)
             histories.append(history)
         self.networks_ = networks
+        self.absent_features_ = _absent_features(graphs)
         self.best_epoch_ = best_epochs[0]
         self.best_epochs_ = best_epochs
         self.history_ = histories[0]
@@ -429,6 +435,15 @@ class StepGNN:
                 net.load_state_dict(best)
             net.eval()
         return net, best_epoch, history
+
+    def unseen_features(self, X: np.ndarray) -> list[str]:
+        """Kernel features (`features.FEATURES` columns of `X`) that are non-zero here
+        but were zero in every node of the training graphs: opcodes or dtypes the
+        network never saw, so its answer would be an extrapolation."""
+        self._check_fitted()
+        X = np.asarray(X)
+        return [name for name in self.absent_features_
+                if name in _FEATURE_COLUMN and np.any(X[:, _FEATURE_COLUMN[name]] != 0)]
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "networks_"):
@@ -511,6 +526,7 @@ class StepGNN:
                 "params": self.get_params(), "target": self.target,
                 "best_epoch": int(getattr(self, "best_epoch_", -1)),
                 "best_epochs": [int(e) for e in getattr(self, "best_epochs_", [])],
+                "absent_node_features": list(self.absent_features_),
                 "normalization": self.normalization(), **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
         return directory
@@ -558,9 +574,26 @@ class StepGNN:
             net.eval()
             networks.append(net)
         model.networks_ = networks
+        model.absent_features_ = [str(n) for n in meta.get("absent_node_features", [])]
         model.best_epoch_ = int(meta.get("best_epoch", -1))
         model.best_epochs_ = [int(e) for e in meta.get("best_epochs", [model.best_epoch_])]
         return model, meta
+
+
+# Node features whose absence from training makes a graph out of the GNN's reach: the
+# opcode mix and the dtypes (continuous features such as sizes or the chip's rates
+# extrapolate smoothly; a never-seen opcode does not).
+_GUARDED_PREFIXES = ("op_", "dtype_")
+_FEATURE_COLUMN = {name: i for i, name in enumerate(FEATURES)}
+
+
+def _absent_features(graphs: Sequence[Any]) -> list[str]:
+    """The guarded kernel features that are zero in every node of `graphs`."""
+    seen = np.zeros(N_FEATURES, dtype=bool)
+    for g in graphs:
+        seen |= (g.x[:, :N_FEATURES] != 0).any(0).numpy()
+    return [name for i, name in enumerate(FEATURES)
+            if name.startswith(_GUARDED_PREFIXES) and not seen[i]]
 
 
 def _chunks(graphs: Sequence[Any], max_nodes: int) -> Iterator[list[Any]]:

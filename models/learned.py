@@ -5,9 +5,11 @@ optionally `step_gnn/` (the per-step GNN). Bundles ship in the package under
 `models/bundled/<hardware slug>/`; each one's metadata is checked on load, so a model
 trained on other features is refused with a clear error instead of mispredicting.
 
-    step time = GNN(program)                       when a step model exists and the
+    step time = GNN(program)                       when a step model exists, the
                                                    program has >= 16 compute kernels
-              = floor + sum(count x kernel time)   otherwise
+                                                   and no opcode/dtype the GNN's
+                                                   training programs lacked
+              = floor + sum(count x kernel time)   otherwise (`note` says why)
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class LearnedKernels:
     step_s: float
     step_source: str                      # "step_gnn" | "kernel_sum"
     floor_s: float = 0.0                  # per-call floor included in step_s
+    note: str = ""                        # why the step GNN was not used, if it exists
 
 
 _lock = threading.Lock()
@@ -129,8 +132,14 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         X = unique_X[inverse]
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
-    source = "kernel_sum"
-    if models.step is not None and len(chosen) >= MIN_STEP_KERNELS:
+    source, note = "kernel_sum", ""
+    unseen = models.step.unseen_features(unique_X) \
+        if models.step is not None and len(chosen) >= MIN_STEP_KERNELS else []
+    if unseen:
+        shown = ", ".join(unseen[:4]) + (f" and {len(unseen) - 4} more" if len(unseen) > 4 else "")
+        note = (f"step time is the sum of the learned kernel times: the step GNN's training "
+                f"programs had no kernel with {shown}")
+    elif models.step is not None and len(chosen) >= MIN_STEP_KERNELS:
         from .gnn import graph_from_parts, kernel_edges
 
         # the kernel features and predictions above are the GNN's node inputs
@@ -138,7 +147,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                                  kernel_edges(program, subset), models.floor_s)
         step_s = float(models.step.predict([graph])[0])
         source = "step_gnn"
-    return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s)
+    return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note)
 
 
 def bundled_hardware(hardware: str, root: Path | None = None) -> Hardware | None:

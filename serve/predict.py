@@ -200,7 +200,7 @@ class _Prepared:
                 time_s, total, t.compute_s, t.memory_s, t.bound, low, high))
         if learned is not None:
             durations = _scale_to_step(durations, self.is_collective, learned)
-        value = (hw, rows, durations, overhead_s)
+        value = (hw, rows, durations, overhead_s, learned.note if learned is not None else "")
         _bounded_set(self.by_hardware, key, value, self._MEMO_LIMIT)
         return value
 
@@ -526,8 +526,8 @@ def _topology(entry: _Prepared, hw: Hardware, spec: str | Topology | None
 
 def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
              topology: Topology | None, topology_note: str | None, overlap: bool) -> tuple:
-    _, rows, durations, overhead_s = entry.hardware_rows(hw, hw_key, fidelity)
-    notes = list(entry.analysis.notes)
+    _, rows, durations, overhead_s, learned_note = entry.hardware_rows(hw, hw_key, fidelity)
+    notes = list(entry.analysis.notes) + ([learned_note] if learned_note else [])
     collectives: list[CollectiveRow] = []
     if entry.has_collectives:
         if topology_note:

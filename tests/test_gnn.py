@@ -393,3 +393,26 @@ def test_ensemble_members_round_trip_and_average_in_log_space(tmp_path, small_se
     np.testing.assert_array_equal(loaded.predict(graphs), model.predict(graphs))
     with pytest.raises(ModelError, match="members=0"):
         quick_model(members=0).fit(graphs, times)
+
+
+def test_absent_opcodes_are_recorded_and_flagged_on_new_programs(tmp_path):
+    from stablecost.models.features import FEATURES
+
+    xor = FEATURES.index("op_xor")
+    graphs = []
+    for i, n in enumerate([6, 9, 14, 20]):
+        g = synthetic_graph(n, i)
+        g.x[:, xor] = 0.0          # no training kernel has an xor
+        graphs.append(g)
+    times = np.array([float(g.baseline_s[0]) * 1.3 for g in graphs])
+    model = quick_model().fit(graphs, times)
+    assert "op_xor" in model.absent_features_
+    assert not any(name.startswith(("hw_", "rl_", "dot_")) for name in model.absent_features_)
+    X = np.zeros((3, N_FEATURES), dtype=np.float32)
+    assert model.unseen_features(X) == []
+    X[1, xor] = 1.0
+    assert model.unseen_features(X) == ["op_xor"]
+    model.save(tmp_path / "g")
+    loaded, meta = gnn.StepGNN.load(tmp_path / "g")
+    assert "op_xor" in meta["absent_node_features"]
+    assert loaded.unseen_features(X) == ["op_xor"]
