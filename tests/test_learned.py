@@ -264,3 +264,45 @@ def test_fft_top_k_scan_and_3d_conv_kernels_get_their_own_features():
         x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID").sum()),
         jnp.ones((2, 8, 8, 4)))
     assert pool_grad["op_select_and_scatter"].max() > 0
+
+
+class _StubStep:
+    """A step model that answers 1 s and reports `names` as never seen in training."""
+
+    def __init__(self, names):
+        self.names = names
+        self.calls = 0
+
+    def unseen_features(self, X):
+        rows = (X[:, [FEATURES.index(n) for n in self.names]] != 0).any(1)
+        return (list(self.names) if rows.any() else []), rows
+
+    def predict(self, graphs):
+        self.calls += 1
+        return np.ones(len(graphs))
+
+
+def test_step_gnn_is_set_aside_when_unseen_opcodes_carry_much_of_the_time(
+        bundled, examples_dir, monkeypatch):
+    import dataclasses
+
+    analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
+    hw = get_hardware("H100-SXM")
+    base = learned.load_models("H100-SXM")
+    # the MLP's matmuls are most of its time: a GNN that never saw one is not used
+    stub = _StubStep(["op_dot_general"])
+    models = dataclasses.replace(base, step=stub)
+    out = learned.predict_kernels(models, analysis, hw)
+    assert out.step_source == "kernel_sum" and stub.calls == 0
+    assert "op_dot_general" in out.note and "step GNN's training programs never had" in out.note
+    counts = np.array([k.count for k in analysis.kernels])
+    assert out.step_s == pytest.approx(models.floor_s + float(np.dot(counts, out.time_s)))
+    # below the share, the GNN still prices the step and the note says what it lacked
+    monkeypatch.setattr(learned, "UNSEEN_SHARE", 1.01)
+    out = learned.predict_kernels(models, analysis, hw)
+    assert out.step_source == "step_gnn" and out.step_s == 1.0 and stub.calls == 1
+    assert "the GNN priced the step" in out.note
+    # nothing unseen: no note
+    out = learned.predict_kernels(dataclasses.replace(base, step=_StubStep(["op_fft"])),
+                                  analysis, hw)
+    assert out.step_source == "step_gnn" and out.note == ""
