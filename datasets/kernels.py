@@ -226,7 +226,6 @@ def sample_conv(rng: np.random.Generator) -> KernelSpec:
 
 @builder("convolution", *CONV_VARIANTS, "transposed")
 def _build_conv(p: dict[str, Any]):
-    import jax
     from jax import lax
 
     layout = p["layout"]
@@ -247,22 +246,30 @@ def _build_conv(p: dict[str, Any]):
         def conv_transpose(x, w):
             return lax.conv_transpose(x, w, (stride, stride), "SAME", dimension_numbers=dn)
         return conv_transpose, [ArgSpec(x_shape, dtype), ArgSpec((kk, kk, cin, cout), dtype)]
+    return _conv_pass(conv, variant, x_shape, w_shape, dtype)
+
+
+def _conv_pass(conv: Callable[[Any, Any], Any], variant: str, x_shape: tuple[int, ...],
+               w_shape: tuple[int, ...], dtype: str):
+    """`conv` itself, or its backward-data / backward-filter convolution (the transpose
+    of the linear map in the input or in the weights), with the argument specs."""
+    import jax
+
     if variant not in ("bwd_data", "bwd_filter"):
         return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
-    y_shape = jax.eval_shape(conv, jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype)),
-                             jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))).shape
+    x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
+    w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
+    y_shape = tuple(jax.eval_shape(conv, x_struct, w_struct).shape)
     if variant == "bwd_data":
         def bwd_data(w, dy):
-            x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
             (dx,) = jax.linear_transpose(lambda x: conv(x, w), x_struct)(dy)
             return dx
-        return bwd_data, [ArgSpec(w_shape, dtype), ArgSpec(tuple(y_shape), dtype)]
+        return bwd_data, [ArgSpec(w_shape, dtype), ArgSpec(y_shape, dtype)]
 
     def bwd_filter(x, dy):
-        w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
         (dw,) = jax.linear_transpose(lambda w: conv(x, w), w_struct)(dy)
         return dw
-    return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(tuple(y_shape), dtype)]
+    return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(y_shape, dtype)]
 
 
 # --------------------------------------------------------------------------- elementwise
@@ -640,7 +647,6 @@ def sample_conv3d(rng: np.random.Generator) -> KernelSpec:
 
 @builder("conv3d", *CONV3D_VARIANTS)
 def _build_conv3d(p: dict[str, Any]):
-    import jax
     from jax import lax
 
     n, d, cin, cout, kk, stride = p["n"], p["dhw"], p["cin"], p["cout"], p["kernel"], p["stride"]
@@ -651,21 +657,7 @@ def _build_conv3d(p: dict[str, Any]):
     def conv(x, w):
         return lax.conv_general_dilated(x, w, (stride,) * 3, "SAME", dimension_numbers=dn)
 
-    if p["variant"] in ("fwd", "strided"):
-        return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
-    x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
-    w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
-    y_shape = tuple(jax.eval_shape(conv, x_struct, w_struct).shape)
-    if p["variant"] == "bwd_data":
-        def bwd_data(w, dy):
-            (dx,) = jax.linear_transpose(lambda x: conv(x, w), x_struct)(dy)
-            return dx
-        return bwd_data, [ArgSpec(w_shape, dtype), ArgSpec(y_shape, dtype)]
-
-    def bwd_filter(x, dy):
-        (dw,) = jax.linear_transpose(lambda w: conv(x, w), w_struct)(dy)
-        return dw
-    return bwd_filter, [ArgSpec(x_shape, dtype), ArgSpec(y_shape, dtype)]
+    return _conv_pass(conv, p["variant"], x_shape, w_shape, dtype)
 
 
 # --------------------------------------------------------------------------- scans and top-k
