@@ -11,10 +11,20 @@ trained on other features is refused with a clear error instead of mispredicting
                                                    training programs lacked carry
                                                    < 10 % of the kernel time
               = floor + sum(count x kernel time)   otherwise (`note` says why)
+
+The models read the chip through the spec they were trained with (the bundle's
+`hardware.toml`), not through whatever `hardware calibrate` measured last: on a shared
+2-core VM two calibrations a minute apart differ by up to 2x in vector FLOP/s, and a
+learned kernel time is the roofline's times a learned ratio, so every re-calibration
+would move the learned answer with it. Only a `host-cpu` model used on another CPU
+than the one its data came from (fingerprint: CPU model and core count) reads this
+machine's calibration instead, and the prediction's notes say so.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -23,6 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..datasets.machine import cpu_model
 from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
@@ -54,10 +65,27 @@ class LearnedModels:
     kernel_meta: dict[str, Any]
     step: Any | None = None               # models.gnn.StepGNN when bundled
     step_meta: dict[str, Any] | None = None
+    spec: Hardware | None = None          # the chip as the training data described it
 
     @property
     def floor_s(self) -> float:
         return float(self.kernel_meta.get("floor_s", 0.0))
+
+    def pricing_hardware(self, hw: Hardware) -> tuple[Hardware, str]:
+        """The spec the models price `hw` with, and a note when it is not their own
+        (see the module docstring)."""
+        if self.spec is None or hw is self.spec:
+            return hw, ""
+        if hw.kind != "cpu":
+            return self.spec, ""
+        trained_on = self.kernel_meta.get("fingerprint") or {}
+        here = _this_cpu()
+        if all(trained_on.get(k) == v for k, v in here.items()):
+            return self.spec, ""
+        theirs = f"{trained_on.get('cpu_model', '?')}, {trained_on.get('cpu_cores', '?')} cores"
+        return hw, (f"the learned {hw.name} model was trained on another CPU ({theirs}; this "
+                    f"machine: {here['cpu_model']}, {here['cpu_cores']} cores): its kernel "
+                    "ratios are applied to this machine's calibration, accuracy unknown")
 
 
 @dataclass
@@ -69,6 +97,12 @@ class LearnedKernels:
     step_source: str                      # "step_gnn" | "kernel_sum"
     floor_s: float = 0.0                  # per-call floor included in step_s
     note: str = ""                        # the step GNN's coverage of this program
+
+
+@functools.cache
+def _this_cpu() -> dict[str, Any]:
+    """The fields of a dataset fingerprint that identify this machine's CPU."""
+    return {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count()}
 
 
 _lock = threading.Lock()
@@ -95,7 +129,8 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         models = None
         if (path / "kernel_xgb" / "meta.json").is_file():
             kernel, meta = KernelCostModel.load(path / "kernel_xgb")
-            models = LearnedModels(hardware, path, kernel, meta)
+            models = LearnedModels(hardware, path, kernel, meta,
+                                   spec=bundled_hardware(hardware, root))
             if (path / "step_gnn" / "meta.json").is_file():
                 from ..errors import ModelError
                 from .gnn import StepGNN
@@ -115,8 +150,12 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                     roofline: Sequence[KernelTime] | None = None) -> LearnedKernels:
     """Learned time of every kernel, its 80 % interval, and the step time.
 
-    `roofline`: the kernels' `kernel_times` on `hw` when the caller has them already.
+    `roofline`: the kernels' `kernel_times` on `hw` when the caller has them already
+    (ignored when the models price with their own spec, see `pricing_hardware`).
     """
+    hw, spec_note = models.pricing_hardware(hw)
+    if spec_note or hw is models.spec:
+        roofline = None
     kernels = analysis.kernels
     program = analysis.program
     n = len(kernels)
@@ -127,10 +166,12 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         # layered models repeat a few distinct kernels: the models see each one once
         unique_X, first, inverse = unique_features(subset, program, hw)
         if roofline is None:
-            rl = np.array([t.time_s for t in kernel_times(subset, program, hw)])
+            unique_rl = np.array([t.time_s for t in kernel_times(
+                [subset[i] for i in first], program, hw)])
+            rl = unique_rl[inverse]
         else:
             rl = np.array([roofline[i].time_s for i in chosen])
-        unique_rl = rl[first]
+            unique_rl = rl[first]
         predicted = models.kernel.predict(unique_X, unique_rl)
         interval = models.kernel.predict_interval(unique_X, unique_rl)
         time_s[chosen] = predicted[inverse]
@@ -164,12 +205,15 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                                  kernel_edges(program, subset), models.floor_s)
         step_s = float(models.step.predict([graph])[0])
         source = "step_gnn"
+    note = "; ".join(n for n in (spec_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note)
 
 
+@functools.lru_cache(maxsize=16)
 def bundled_hardware(hardware: str, root: Path | None = None) -> Hardware | None:
     """The spec a bundle was trained against (its `hardware.toml`), if it ships one:
-    how `host-cpu` is priced on a machine that never ran `hardware calibrate`."""
+    how `host-cpu` is priced on a machine that never ran `hardware calibrate`. Parsed
+    once: callers share the same (frozen) object."""
     import tomllib
 
     from ..hardware import parse_spec

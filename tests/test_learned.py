@@ -306,3 +306,35 @@ def test_step_gnn_is_set_aside_when_unseen_opcodes_carry_much_of_the_time(
     out = learned.predict_kernels(dataclasses.replace(base, step=_StubStep(["op_fft"])),
                                   analysis, hw)
     assert out.step_source == "step_gnn" and out.note == ""
+
+
+def test_learned_models_price_with_the_spec_they_were_trained_on(bundled, examples_dir):
+    """A re-calibration (noisy on a shared VM) must not move the learned answer; only
+    a CPU model used on another CPU reads the local spec, and says so."""
+    import dataclasses
+
+    analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
+    base = learned.load_models("H100-SXM")
+    spec = get_hardware("H100-SXM")
+    slower = dataclasses.replace(spec, memory_bandwidth_bytes_per_s=spec.memory_bandwidth_bytes_per_s / 2)
+    reference = learned.predict_kernels(dataclasses.replace(base, spec=spec), analysis, spec)
+    # without a bundled spec the chip as given is used: half the bandwidth shows
+    assert not np.allclose(learned.predict_kernels(base, analysis, slower).time_s,
+                           reference.time_s)
+    kept = learned.predict_kernels(dataclasses.replace(base, spec=spec), analysis, slower)
+    np.testing.assert_allclose(kept.time_s, reference.time_s)
+    assert kept.step_s == pytest.approx(reference.step_s) and kept.note == reference.note
+
+    cpu_spec = dataclasses.replace(spec, kind="cpu")
+    cpu_slower = dataclasses.replace(slower, kind="cpu")
+    here = {**learned._this_cpu(), "backend": "cpu"}
+    trained_here = dataclasses.replace(base, spec=cpu_spec,
+                                       kernel_meta={**base.kernel_meta, "fingerprint": here})
+    np.testing.assert_allclose(learned.predict_kernels(trained_here, analysis, cpu_slower).time_s,
+                               learned.predict_kernels(trained_here, analysis, cpu_spec).time_s)
+    elsewhere = dataclasses.replace(trained_here, kernel_meta={
+        **base.kernel_meta, "fingerprint": {"cpu_model": "Other CPU", "cpu_cores": 64}})
+    out = learned.predict_kernels(elsewhere, analysis, cpu_slower)
+    assert "trained on another CPU (Other CPU, 64 cores" in out.note
+    np.testing.assert_allclose(out.time_s,
+                               learned.predict_kernels(base, analysis, cpu_slower).time_s)
