@@ -75,6 +75,7 @@ def test_calibrate_quick_writes_host_cpu(tmp_path):
     hw = get_hardware("host-cpu")
     assert hw.kind == "cpu" and hw.matmul_flops_per_s["f32"] > 1e8
     assert hw.memory_bandwidth_bytes_per_s > 1e8
+    assert hw.on_chip_cache_bytes and hw.on_chip_cache_bytes >= 1 << 20   # the LLC, from sysfs
     assert stablecost.predict("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                               "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
                               "  return %0 : tensor<4xf32>\n}", "host-cpu").step_time_s > 0
