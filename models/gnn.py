@@ -274,7 +274,7 @@ class StepGNN:
     only the missing ones (raise `members` first), as scikit-learn's ensembles do.
     """
 
-    def __init__(self, *, target: str = "residual", hidden: int = 64, layers: int = 3,
+    def __init__(self, *, target: str = "residual", hidden: int = 32, layers: int = 2,
                  epochs: int = 200, lr: float = 3e-3, weight_decay: float = 1e-4,
                  batch_size: int = 16, dropout: float = 0.0, seed: int = 0,
                  members: int = 1, warm_start: bool = False,

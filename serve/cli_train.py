@@ -50,13 +50,15 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                            help="kernel model bundle (default: the bundled one for the hardware)")
             p.add_argument("--target", default="auto", help="auto (default), direct, residual")
             p.add_argument("--epochs", type=int, default=200)
-            p.add_argument("--hidden", type=int, default=64)
-            p.add_argument("--layers", type=int, default=3)
+            p.add_argument("--hidden", type=int, default=32,
+                           help="width of the node embeddings (default 32)")
+            p.add_argument("--layers", type=int, default=2,
+                           help="message-passing layers (default 2)")
             p.add_argument("--lr", type=float, default=3e-3)
             p.add_argument("--batch-size", type=int, default=16)
             p.add_argument("--members", type=int, default=3,
                            help="networks in the ensemble, trained from seeds SEED, SEED+1, "
-                                "... (the targets are compared on one network first); "
+                                "... (with --target auto each target is fitted as the whole ensemble); "
                                 "predictions are their geometric mean (default 3)")
 
     evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")

@@ -360,10 +360,13 @@ def test_train_gnn_end_to_end(tmp_path):
     assert not again.champion
     assert int(again.registered_version) == int(result.registered_version) + 1
 
-    # an ensemble: the chosen target's network grows into `members` networks
+    # an ensemble: each target is fitted and judged as the whole ensemble
     ensemble = train_gnn(dataset, save=tmp_path / "ensemble", **(kwargs | {"members": 2}))
     loaded, meta = gnn.StepGNN.load(tmp_path / "ensemble")
     assert meta["params"]["members"] == 2 and len(loaded.networks_) == 2
+    chosen = meta["params"]["target"]
+    assert ensemble.metrics[f"val_mape_target_{chosen}"] == pytest.approx(
+        ensemble.metrics["val_mape"])
     assert not meta["params"]["warm_start"]
     assert MlflowClient(uri).get_run(ensemble.run_id).data.params["members"] == "2"
 
