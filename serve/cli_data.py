@@ -215,13 +215,15 @@ def _noise(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    table = Table(title=f"run-to-run error of re-measured medians ({report.dataset})")
+    table = Table(title=f"run-to-run error of re-measured timings ({report.dataset}): "
+                        "medians, and the other stored statistics in the last rows")
     for col in ("rows", "", "median err", "median |err|", "p90 |err|", "within 5%", "within 10%",
                 "median CV"):
         table.add_column(col, justify="left" if col in ("rows", "") else "right")
     lines = [("all", "", report.overall)]
     lines += [("kind", k, s) for k, s in sorted(report.by_kind.items())]
     lines += [("family", k, s) for k, s in sorted(report.by_family.items())]
+    lines += [("statistic", k, s) for k, s in report.by_statistic.items() if k != "median_s"]
     for label, key, s in lines:
         table.add_row(label, f"{key} ({s.rows})" if key else f"({s.rows})",
                       f"{s.median_error:+.1%}", f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",

@@ -275,6 +275,8 @@ def test_collect_programs_and_noise_on_the_same_machine(tmp_path, capsys):
     assert main(["dataset", "noise", str(out), "--samples", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["overall"]["rows"] == 1 and report["by_kind"]["program"]["rows"] == 1
+    assert set(report["by_statistic"]) == {"median_s", "p10_s", "min_s"}
+    assert report["by_statistic"]["median_s"] == report["overall"]
     assert (summary.dataset / "noise.json").is_file()
 
 
