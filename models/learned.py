@@ -153,9 +153,9 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
     `roofline`: the kernels' `kernel_times` on `hw` when the caller has them already
     (ignored when the models price with their own spec, see `pricing_hardware`).
     """
-    hw, spec_note = models.pricing_hardware(hw)
-    if spec_note or hw is models.spec:
-        roofline = None
+    priced, spec_note = models.pricing_hardware(hw)
+    if priced is not hw:   # the caller's roofline was taken on another spec
+        roofline, hw = None, priced
     kernels = analysis.kernels
     program = analysis.program
     n = len(kernels)
