@@ -2,9 +2,11 @@
 result, and for collectives the bytes one device sends and receives.
 
 Conventions (the ones XLA's HloCostAnalysis uses, so totals are comparable):
-- an elementwise op costs one FLOP per output element; exp/log/tanh/sqrt/rsqrt/pow/
+- an elementwise op costs one FLOP per output element (none for x*1, x/1, x+0, x-0,
+  which XLA deletes); exp/log/tanh/sqrt/rsqrt/pow/
   logistic/sin/cos/tan/atan2/cbrt/erf cost one *transcendental* per element instead;
-- dot_general costs 2 FLOPs per multiply-add: 2 x output elements x contracted size;
+- dot_general costs 2 FLOPs per multiply-add: 2 x output elements x contracted size
+  (one multiply per output element when the contracted size is 1);
 - convolution costs 2 x (input features / feature groups) x output features x
   (batch / batch groups) x the number of (output, kernel) position pairs that land on a
   real input element, per spatial dimension (padding and dilation holes excluded);
@@ -105,8 +107,43 @@ def _metadata(op: Op, program: Program) -> OpCost:
 COMPLEX_FLOPS = {"add": 2, "subtract": 2, "negate": 2, "multiply": 6, "divide": 11}
 
 
+# x * 1, x / 1, x + 0 and x - 0 (jax's autodiff emits `ones * g` for the gradient seed
+# of a sum): XLA's algebraic simplifier deletes them on every backend, so they do no
+# arithmetic. The value is the neutral element; the operands it may be in.
+_NEUTRAL = {"multiply": (1, None), "divide": (1, 1), "add": (0, None), "subtract": (0, 1)}
+
+
+def _splat(program: Program, vid: int) -> int | float | None:
+    """The value every element of `vid` holds, when it is a (broadcast, reshaped or
+    converted) scalar constant; else None."""
+    producers, ops = program.producers, program.ops
+    while True:
+        index = producers[vid]
+        if index < 0:
+            return None
+        producer = ops[index]
+        opcode = producer.opcode
+        if opcode == "constant":
+            return producer.attributes.get("value")
+        if opcode not in ("broadcast_in_dim", "reshape", "convert"):
+            return None
+        vid = producer.inputs[0]
+
+
+def is_identity(op: Op, program: Program) -> bool:
+    """Whether `op` is x*1, x/1, x+0 or x-0 (see _NEUTRAL)."""
+    neutral = _NEUTRAL.get(op.opcode)
+    if neutral is None or len(op.inputs) != 2:
+        return False
+    value, only = neutral
+    candidates = op.inputs if only is None else (op.inputs[only],)
+    return any(_splat(program, v) == value for v in candidates)
+
+
 def _elementwise(op: Op, program: Program) -> OpCost:
     reads, writes = _full(op)
+    if op.opcode in _NEUTRAL and is_identity(op, program):
+        return OpCost(0.0, 0.0, reads, writes, "vector")
     elements = _out_elements(op)
     if op.opcode == "map":
         elements *= max(1, op.attributes.get("body_flops", 1))
@@ -161,9 +198,18 @@ def _dot_general(op: Op, program: Program) -> OpCost:
     dims = op.attributes.get("dot_dimension_numbers", {})
     lhs = op.operands[0]
     contracted = math.prod(lhs.shape[d] for d in dims.get("lhs_contracting_dimensions", []))
-    flops = 2.0 * op.results[0].num_elements * contracted
     reads, writes = _full(op)
-    return OpCost(flops, 0.0, reads, writes, "matmul")
+    return OpCost(_dot_flops(op.results[0].num_elements, contracted), 0.0, reads, writes,
+                  "matmul")
+
+
+def _dot_flops(outputs: int, contracted: int) -> float:
+    """2 FLOPs per multiply-add; a product that contracts nothing (an outer product, or
+    a contracted size of 1) is one multiply per output, which is also what XLA's
+    algebraic simplifier turns such a dot into."""
+    if contracted == 1:
+        return float(outputs)
+    return 2.0 * outputs * contracted
 
 
 def _dot(op: Op, program: Program) -> OpCost:
@@ -171,7 +217,8 @@ def _dot(op: Op, program: Program) -> OpCost:
     lhs = op.operands[0]
     contracted = lhs.shape[-1] if lhs.shape else 1
     reads, writes = _full(op)
-    return OpCost(2.0 * op.results[0].num_elements * contracted, 0.0, reads, writes, "matmul")
+    return OpCost(_dot_flops(op.results[0].num_elements, contracted), 0.0, reads, writes,
+                  "matmul")
 
 
 @lru_cache(maxsize=4096)

@@ -46,6 +46,24 @@ def conv(train: bool, layout="NHWC", groups=1, stride=1, dilation=1, batch=4, si
     return fn, (w, x)
 
 
+def conv1d(train: bool, groups=1, stride=1, lhs_dilation=1, batch=2, size=12, cin=16,
+           cout=32, k=3):
+    def fwd(w, x):
+        return jax.lax.conv_general_dilated(x, w, (stride,), ((1, 2),),
+                                            lhs_dilation=(lhs_dilation,),
+                                            dimension_numbers=("NWC", "WIO", "NWC"),
+                                            feature_group_count=groups)
+
+    w, x = jnp.ones((k, cin // groups, cout)), jnp.ones((batch, size, cin))
+    fn = _train(lambda w, x: (fwd(w, x) ** 2).sum()) if train else fwd
+    return fn, (w, x)
+
+
+def outer_product(batch=8, m=16, n=12):
+    return (lambda a, b: jnp.einsum("bi,bj->bij", a, b)), (jnp.ones((batch, m)),
+                                                            jnp.ones((batch, n)))
+
+
 def attention(train: bool, batch=2, seq=64, d=128, heads=4):
     hd = d // heads
 
@@ -79,6 +97,10 @@ FLOP_PROGRAMS = {
     "conv_depthwise_fwd": lambda: conv(False, "NCHW", groups=8, cout=8),
     "conv_strided_train": lambda: conv(True, "NHWC", stride=2),
     "conv_dilated_train": lambda: conv(True, "NCHW", dilation=2),
+    # grouped 1-D convolution training with input dilation: the gradient seed
+    # `ones * g` is a tenth of the FLOPs here, and XLA deletes it
+    "conv1d_grouped_dilated_train": lambda: conv1d(True, groups=4, stride=2, lhs_dilation=2),
+    "outer_product_fwd": lambda: outer_product(),
     "attention_fwd": lambda: attention(False),
     "attention_train": lambda: attention(True),
 }

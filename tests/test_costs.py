@@ -234,3 +234,50 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
     pred = stablecost.predict(a, "H100-SXM")
     assert any("custom_call" in n for n in pred.notes)
     assert pred.kernels[0].bound == "unpriced"
+
+
+_IDENTITY_CASES = [
+    # (expression over %x and the splat %c, constant value, whether it does arithmetic)
+    ("stablehlo.multiply %x, %c", "1.0", False),
+    ("stablehlo.multiply %c, %x", "1.0", False),
+    ("stablehlo.divide %x, %c", "1.0", False),
+    ("stablehlo.add %c, %x", "0.0", False),
+    ("stablehlo.subtract %x, %c", "0.0", False),
+    ("stablehlo.divide %c, %x", "1.0", True),      # 1 / x is a reciprocal
+    ("stablehlo.subtract %c, %x", "0.0", True),    # 0 - x is a negation
+    ("stablehlo.multiply %x, %c", "2.0", True),
+]
+
+
+@pytest.mark.parametrize("expr, value, does_work", _IDENTITY_CASES)
+def test_multiplying_by_one_or_adding_zero_costs_no_flops(expr, value, does_work):
+    # XLA's algebraic simplifier deletes x*1, x/1, x+0, x-0 (jax's gradient seed of a
+    # sum is `broadcast(1.0) * g`), so they do no arithmetic; a reshape or convert of
+    # the broadcast constant does not hide it
+    t = "tensor<16x8xf32>"
+    text = _one_op(f"""
+  %s = stablehlo.constant dense<{value}> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<128xf32>
+  %c = stablehlo.reshape %b : (tensor<128xf32>) -> {t}
+  %0 = {expr} : {t}
+  return %0 : {t}""", f"%x: {t}", t)
+    _, a = _cost(text)
+    assert a.flops == (16 * 8 if does_work else 0)
+
+
+@pytest.mark.parametrize("lhs, rhs, dims, out", [
+    ("8x16", "8x12", "batching_dims = [0] x [0], contracting_dims = [] x []", "8x16x12"),
+    ("64x1", "1x32", "contracting_dims = [1] x [0]", "64x32"),
+])
+def test_a_dot_that_contracts_nothing_is_one_multiply_per_output(lhs, rhs, dims, out):
+    # an outer product (or a contracted size of 1) has no additions; XLA rewrites it as
+    # a broadcast multiply
+    text = _one_op(f"""
+  %0 = stablehlo.dot_general %a, %b, {dims} : (tensor<{lhs}xf32>, tensor<{rhs}xf32>) -> tensor<{out}xf32>
+  return %0 : tensor<{out}xf32>""", f"%a: tensor<{lhs}xf32>, %b: tensor<{rhs}xf32>",
+                   f"tensor<{out}xf32>")
+    _, a = _cost(text)
+    outputs = 1
+    for d in out.split("x"):
+        outputs *= int(d)
+    assert a.flops == outputs
