@@ -5,10 +5,12 @@
 For each JAX program: the number of kernels we form vs the kernels in XLA's compiled
 HLO (`compiled.as_text()`: fusions plus unfused compute instructions, outside fused and
 reducer computations), and a pairwise agreement over ops matched by their JAX op name
-(ops whose name occurs in exactly one kernel on both sides): precision = share of the
-pairs we fuse together that XLA also fuses, recall = share of XLA's fused pairs we
-also fuse. The HLO text is read with a few regular expressions: it is XLA's dump
-format, not the program we parse (that goes through the MLIR bindings).
+and source position (`name@line:col`; ops whose key occurs in exactly one kernel on
+both sides; metadata ops such as reshapes are left out): precision = share of the pairs we fuse together that XLA also fuses,
+recall = share of XLA's fused pairs we also fuse. Per program the pairs are few, so
+the last row also pools the pairs of all programs. The HLO text is read with a few
+regular expressions: it is XLA's dump format, not the program we parse (that goes
+through the MLIR bindings).
 """
 
 from __future__ import annotations
@@ -29,8 +31,38 @@ _OP_NAME = re.compile(r'op_name="([^"]*)"')
 _CALLED = re.compile(r"(?:calls|to_apply|condition|body)=(%[\w.\-]+)")
 
 
+_FRAME_ROW = re.compile(r"(\d+) \{(.*)\}$")
+_FRAME_REF = re.compile(r'op_name="([^"]*)" stack_frame_id=(\d+)')
+
+
+def _frames(hlo_text: str) -> dict[str, tuple[str, str]]:
+    """stack_frame_id -> (line, column) of its innermost source location."""
+    locations: dict[str, tuple[str, str]] = {}
+    frames: dict[str, tuple[str, str]] = {}
+    section = None
+    for line in hlo_text.splitlines():
+        stripped = line.strip()
+        if stripped in ("FileNames", "FunctionNames", "FileLocations", "StackFrames"):
+            section = stripped
+            continue
+        row = _FRAME_ROW.match(stripped)
+        if not row or section not in ("FileLocations", "StackFrames"):
+            continue
+        fields = dict(kv.split("=", 1) for kv in row.group(2).split())
+        if section == "FileLocations":
+            locations[row.group(1)] = (fields.get("line", "?"), fields.get("column", "?"))
+        elif fields.get("file_location_id") in locations:
+            frames[row.group(1)] = locations[fields["file_location_id"]]
+    return frames
+
+
 def xla_kernels(hlo_text: str) -> list[set[str]]:
-    """Kernels of a compiled HLO module, each as the set of JAX op names inside it."""
+    """Kernels of a compiled HLO module, each as the set of `op_name@line:col` keys of
+    the JAX ops inside it."""
+    frames = _frames(hlo_text)
+    hlo_text = _FRAME_REF.sub(
+        lambda m: 'op_name="{}@{}:{}"'.format(m.group(1), *frames.get(m.group(2), ("?", "?"))),
+        hlo_text)
     computations: dict[str, list[str]] = {}
     current = None
     for line in hlo_text.splitlines():
@@ -72,9 +104,21 @@ def xla_kernels(hlo_text: str) -> list[set[str]]:
 def our_kernels(analysis, matmul_epilogue: bool = True) -> list[set[str]]:
     from stablecost.featurize.fusion import fuse
 
+    from stablecost.featurize.fusion import FREE, fusion_class
+
     ops = analysis.program.ops
     kernels = fuse(analysis.program, analysis.costs, matmul_epilogue=matmul_epilogue)
-    return [{ops[i].location.split(" @ ")[0] for i in k.ops} for k in kernels]
+    # metadata ops (reshape, constant, ...) do no work in any kernel: which one they
+    # are attributed to is not a fusion decision, so they are left out of the pairs
+    return [{_key(ops[i].location) for i in k.ops if fusion_class(ops[i].opcode) != FREE}
+            for k in kernels]
+
+
+def _key(location: str) -> str:
+    """`jit(f)/exp @ file.py:12:8` -> `jit(f)/exp@12:8`, the key `xla_kernels` uses."""
+    name, _, where = location.partition(" @ ")
+    parts = where.rsplit(":", 2)
+    return f"{name}@{parts[1]}:{parts[2]}" if len(parts) == 3 else name
 
 
 def pair_agreement(ours: list[set[str]], xla: list[set[str]]) -> tuple[int, int, int]:
@@ -102,7 +146,8 @@ def compare(name: str, lowered, matmul_epilogue: bool = True) -> dict:
     xla = xla_kernels(lowered.compile().as_text())
     ours = our_kernels(analysis, matmul_epilogue)
     both, n_ours, n_xla = pair_agreement(ours, xla)
-    return {"program": name, "ours": len(ours), "xla": len(xla),
+    return {"program": name, "ours": len(ours), "xla": len(xla), "both": both,
+            "pairs_ours": n_ours, "pairs_xla": n_xla,
             "precision": both / n_ours if n_ours else 1.0,
             "recall": both / n_xla if n_xla else 1.0}
 
@@ -140,15 +185,20 @@ def main() -> None:
 
 def table(rows: list[dict]) -> None:
     print(f"{'program':32s} {'kernels':>8s} {'XLA':>6s} {'count err':>9s} "
-          f"{'pair prec':>9s} {'pair rec':>9s}")
+          f"{'pair prec':>9s} {'pair rec':>9s} {'pairs ours/XLA':>14s}")
     for r in rows:
         err = (r["ours"] - r["xla"]) / r["xla"]
         print(f"{r['program']:32s} {r['ours']:8d} {r['xla']:6d} {err:+9.0%} "
-              f"{r['precision']:9.2f} {r['recall']:9.2f}")
+              f"{r['precision']:9.2f} {r['recall']:9.2f} "
+              f"{r['pairs_ours']:>7d}/{r['pairs_xla']:<6d}")
     n = len(rows)
     mean_abs = sum(abs(r["ours"] - r["xla"]) / r["xla"] for r in rows) / n
     print(f"{'mean':32s} {'':8s} {'':6s} {mean_abs:9.0%} "
           f"{sum(r['precision'] for r in rows) / n:9.2f} {sum(r['recall'] for r in rows) / n:9.2f}")
+    both = sum(r["both"] for r in rows)
+    ours, xla = sum(r["pairs_ours"] for r in rows), sum(r["pairs_xla"] for r in rows)
+    print(f"{'pooled pairs':32s} {'':8s} {'':6s} {'':9s} "
+          f"{both / max(ours, 1):9.2f} {both / max(xla, 1):9.2f} {ours:>7d}/{xla:<6d}")
 
 
 if __name__ == "__main__":
