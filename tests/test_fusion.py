@@ -83,3 +83,12 @@ def test_agreement_with_xla_cpu_fusion(name):
     r = compare(name, jax.jit(fn).lower(*args), matmul_epilogue=False)
     assert r["precision"] >= 0.9 and r["recall"] >= 0.9, r
     assert abs(r["ours"] - r["xla"]) / r["xla"] <= 0.2, r
+
+
+def test_fusion_agreement_matches_ops_by_name_and_source_position():
+    # JAX op names repeat (every dot_general of a layer is "jit(f)/dot_general"), so
+    # matching by name alone left almost no comparable pairs; name@line:col keeps them
+    fn, args = FLOP_PROGRAMS["attention_train"]()
+    r = compare("attention_train", jax.jit(fn).lower(*args), matmul_epilogue=False)
+    assert r["pairs_xla"] >= 10, r
+    assert r["precision"] >= 0.9, r
