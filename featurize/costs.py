@@ -113,31 +113,32 @@ COMPLEX_FLOPS = {"add": 2, "subtract": 2, "negate": 2, "multiply": 6, "divide": 
 _NEUTRAL = {"multiply": (1, None), "divide": (1, 1), "add": (0, None), "subtract": (0, 1)}
 
 
-def _splat(program: Program, vid: int) -> int | float | None:
-    """The value every element of `vid` holds, when it is a (broadcast, reshaped or
-    converted) scalar constant; else None."""
-    producers, ops = program.producers, program.ops
-    while True:
-        index = producers[vid]
-        if index < 0:
-            return None
-        producer = ops[index]
-        opcode = producer.opcode
-        if opcode == "constant":
-            return producer.attributes.get("value")
-        if opcode not in ("broadcast_in_dim", "reshape", "convert"):
-            return None
-        vid = producer.inputs[0]
+_SPLAT_PASSTHROUGH = frozenset({"broadcast_in_dim", "reshape", "convert"})
 
 
 def is_identity(op: Op, program: Program) -> bool:
-    """Whether `op` is x*1, x/1, x+0 or x-0 (see _NEUTRAL)."""
+    """Whether `op` is x*1, x/1, x+0 or x-0 (see _NEUTRAL): an operand it may be in is a
+    (broadcast, reshaped or converted) scalar constant holding the neutral element."""
     neutral = _NEUTRAL.get(op.opcode)
-    if neutral is None or len(op.inputs) != 2:
+    inputs = op.inputs
+    if neutral is None or len(inputs) != 2:
         return False
     value, only = neutral
-    candidates = op.inputs if only is None else (op.inputs[only],)
-    return any(_splat(program, v) == value for v in candidates)
+    producers, ops = program.producers, program.ops
+    # runs for every add and multiply of a program: plain loops, no helper calls
+    for vid in (inputs if only is None else (inputs[only],)):
+        index = producers[vid]
+        while index >= 0:
+            producer = ops[index]
+            opcode = producer.opcode
+            if opcode == "constant":
+                if producer.attributes.get("value") == value:
+                    return True
+                break
+            if opcode not in _SPLAT_PASSTHROUGH:
+                break
+            index = producers[producer.inputs[0]]
+    return False
 
 
 def _elementwise(op: Op, program: Program) -> OpCost:
