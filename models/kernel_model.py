@@ -46,7 +46,14 @@ class KernelCostModel:
     quantiles per feature) are sketched from at most `sketch_rows` seeded rows and every
     row is then binned against them (on 1M rows of unique values the sketch alone took
     17 s of a 2-core budget of 120 s, binning against ready cuts about 7 s), and the
-    quantile model sees at most `quantile_rows` rows.
+    quantile model sees at most `quantile_rows` rows, and early stopping reads the
+    validation RMSE of at most `eval_rows` seeded validation rows (scoring the whole of a
+    214k-row validation set added about a quarter to every round).
+
+    `max_bin` is 64, not XGBoost's 256: a round on 1M rows x 134 features costs 215 ms
+    instead of 386 ms on 2 cores (the histograms fit in cache), and on the shipped CPU
+    data the coarser bins were no worse (validation MAPE over seeds 0-2: 42.3 % at 64,
+    43.2 % at 256).
     """
 
     def __init__(self, *, target: str = "log_time", n_estimators: int = 400,
@@ -54,8 +61,9 @@ class KernelCostModel:
                  colsample_bytree: float = 0.8, min_child_weight: float = 2.0,
                  reg_lambda: float = 1.0, quantiles: tuple[float, float] = (0.1, 0.9),
                  early_stopping_rounds: int = 50, early_stopping_delta: float = 1e-3,
-                 max_bin: int = 256, sketch_rows: int = 200_000,
-                 quantile_rows: int = 100_000, n_jobs: int = 2, seed: int = 0) -> None:
+                 max_bin: int = 64, sketch_rows: int = 200_000,
+                 quantile_rows: int = 50_000, eval_rows: int = 50_000,
+                 n_jobs: int = 2, seed: int = 0) -> None:
         self.target = target
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -70,6 +78,7 @@ class KernelCostModel:
         self.max_bin = max_bin
         self.sketch_rows = sketch_rows
         self.quantile_rows = quantile_rows
+        self.eval_rows = eval_rows
         self.n_jobs = n_jobs
         self.seed = seed
 
@@ -119,6 +128,9 @@ class KernelCostModel:
         evals = []   # only what early stopping reads: a training metric costs each round
         if eval_set is not None:
             Xv, tv, rv = eval_set
+            if len(Xv) > self.eval_rows > 0:
+                pick = self._subsample(len(Xv), self.eval_rows)
+                Xv, tv, rv = (np.asarray(a)[pick] for a in (Xv, tv, rv))
             evals.append((xgb.QuantileDMatrix(np.asarray(Xv, np.float32), ref=train,
                                               label=self._encode(tv, rv), nthread=self.n_jobs,
                                               max_bin=self.max_bin,
@@ -138,8 +150,7 @@ class KernelCostModel:
         # `quantile_rows` the quantile model sees a seeded subsample (same bins).
         quantile_set = train
         if len(X) > self.quantile_rows > 0:
-            pick = np.sort(np.random.default_rng(self.seed).choice(
-                len(X), self.quantile_rows, replace=False))
+            pick = self._subsample(len(X), self.quantile_rows)
             quantile_set = xgb.QuantileDMatrix(
                 X[pick], ref=train, label=y[pick],
                 weight=None if weight is None else np.asarray(weight)[pick],
@@ -157,12 +168,15 @@ class KernelCostModel:
 
         ref = None
         if len(X) > self.sketch_rows > 0:
-            pick = np.sort(np.random.default_rng(self.seed).choice(
-                len(X), self.sketch_rows, replace=False))
+            pick = self._subsample(len(X), self.sketch_rows)
             ref = xgb.QuantileDMatrix(X[pick], max_bin=self.max_bin, nthread=self.n_jobs,
                                       feature_names=list(FEATURES))
         return xgb.QuantileDMatrix(X, ref=ref, label=y, weight=weight, max_bin=self.max_bin,
                                    nthread=self.n_jobs, feature_names=list(FEATURES))
+
+    def _subsample(self, rows: int, size: int) -> np.ndarray:
+        """`size` of `rows` row indices, seeded, in order."""
+        return np.sort(np.random.default_rng(self.seed).choice(rows, size, replace=False))
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "booster_"):

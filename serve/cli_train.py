@@ -41,10 +41,10 @@ def add_parsers(sub: Any, parser_class: type) -> None:
             p.add_argument("--learning-rate", type=float, default=0.1)
             p.add_argument("--max-rows", type=int, default=None,
                            help="train on a random subset of this many samples")
-            p.add_argument("--select-rows", type=int, default=200_000,
+            p.add_argument("--select-rows", type=int, default=100_000,
                            help="with --target auto on more training rows than this, "
                                 "compare the targets on a subsample of this size and fit "
-                                "only the winner on all rows (default 200000)")
+                                "only the winner on all rows (default 100000)")
         else:
             p.add_argument("--kernel-model", default=None,
                            help="kernel model bundle (default: the bundled one for the hardware)")

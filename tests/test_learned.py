@@ -119,6 +119,27 @@ def test_large_fits_subsample_the_interval_and_the_target_choice(tmp_path):
     assert any(f"fitting target {choice} on all 500" in m for m in messages)
 
 
+def test_early_stopping_reads_at_most_eval_rows_validation_rows(monkeypatch):
+    import xgboost as xgb
+
+    built: list[int] = []
+
+    class Recording(xgb.QuantileDMatrix):
+        def __init__(self, data, *args, **kwargs):
+            built.append(len(data))
+            super().__init__(data, *args, **kwargs)
+
+    monkeypatch.setattr(xgb, "QuantileDMatrix", Recording)
+    X, t, rl = _xy(600)
+    model = KernelCostModel(n_estimators=20, max_depth=3, eval_rows=100, early_stopping_rounds=5)
+    model.fit(X[:300], t[:300], rl[:300], eval_set=(X[300:], t[300:], rl[300:]), interval=False)
+    assert built == [300, 100]
+    built.clear()
+    KernelCostModel(n_estimators=20, max_depth=3, eval_rows=0, early_stopping_rounds=5).fit(
+        X[:300], t[:300], rl[:300], eval_set=(X[300:], t[300:], rl[300:]), interval=False)
+    assert built == [300, 300]
+
+
 def test_mismatched_bundle_is_refused(tmp_path):
     X, t, rl = _xy(100)
     KernelCostModel(n_estimators=5).fit(X, t, rl).save(tmp_path)
