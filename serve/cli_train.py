@@ -41,6 +41,12 @@ def add_parsers(sub: Any, parser_class: type) -> None:
             p.add_argument("--learning-rate", type=float, default=0.1)
             p.add_argument("--max-rows", type=int, default=None,
                            help="train on a random subset of this many samples")
+            p.add_argument("--source", default=None, metavar="PATTERN",
+                           help="only rows whose source matches this fnmatch pattern, e.g. "
+                                "'*/trtllm/1.3.0rc20/*' (imported data time one program "
+                                "through several libraries and versions)")
+            p.add_argument("--variant", default=None, metavar="NAME[,NAME]",
+                           help="only rows of these variants (e.g. bfloat16, fp8)")
             p.add_argument("--select-rows", type=int, default=100_000,
                            help="with --target auto on more training rows than this, "
                                 "compare the targets on a subsample of this size and fit "
@@ -97,7 +103,8 @@ def _train(args: argparse.Namespace) -> int:
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
             n_estimators=args.n_estimators, max_depth=args.max_depth,
-            learning_rate=args.learning_rate, max_rows=args.max_rows,
+            learning_rate=args.learning_rate, max_rows=args.max_rows, source=args.source,
+            variants=tuple(v for v in (args.variant or "").split(",") if v) or None,
             select_rows=args.select_rows, tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     else:

@@ -140,6 +140,44 @@ def test_early_stopping_reads_at_most_eval_rows_validation_rows(monkeypatch):
     assert built == [300, 300]
 
 
+def test_training_rows_can_be_limited_to_one_source_and_variant(tmp_path):
+    """Imported tables time one program through several libraries: `--source` and
+    `--variant` keep one, and a dataset that mixes them is reported."""
+    from stablecost.train.data import load_frame, mixed_sources
+
+    text = "func.func @main() { return }"
+    rows = []
+    for i, (library, variant) in enumerate(
+            [(lib, var) for lib in ("trtllm/1.3", "vllm/0.24") for var in ("bf16", "fp8")] * 5):
+        rows.append({
+            "sample_id": store.sample_id(i), "group_id": f"g{i % 3}", "kind": "kernel",
+            "family": "dot_general", "variant": variant, "dtype": "bf16", "params": "{}",
+            "stablehlo": text, "median_s": 1e-5, "p10_s": 1e-5, "p90_s": 1e-5,
+            "min_s": 1e-5, "mean_s": 1e-5, "cv": 0.0, "repeats": 1, "warmup": 0,
+            "cache_flush": "unknown", "hardware": "H100-SXM", "device_name": "synthetic",
+            "backend": "gpu", "jax_version": None, "jaxlib_version": None,
+            "collector_version": "test", "timestamp": datetime.now(timezone.utc),
+            "source": f"imported:aic/h100/gemm/{library}/gemm_perf.parquet"})
+    with store.DatasetWriter(tmp_path, hardware="H100-SXM", fingerprint=FP) as writer:
+        writer.add_many(rows)
+    (dataset,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    everything = load_frame(dataset, "kernel")
+    assert len(everything) == 20
+    assert "100% of the shape groups are timed by several sources (2:" in mixed_sources(everything)
+
+    one = load_frame(dataset, "kernel", source="*/trtllm/*", variants=("bf16",))
+    assert len(one) == 5 and set(one["variant"]) == {"bf16"}
+    assert set(one["source"]) == {"imported:aic/h100/gemm/trtllm/1.3/gemm_perf.parquet"}
+    assert mixed_sources(one) is None
+    assert len(load_frame(dataset, "kernel", variants=("bf16", "fp8"))) == 20
+    with pytest.raises(InvalidArgumentError, match=r"--source '\*/sglang/\*' matches no "
+                                                   r"kernel rows.*its sources: imported:aic"):
+        load_frame(dataset, "kernel", source="*/sglang/*")
+    with pytest.raises(InvalidArgumentError, match="--variant int8 matches no kernel rows.*"
+                                                   "its variants: bf16, fp8"):
+        load_frame(dataset, "kernel", variants=("int8",))
+
+
 def test_mismatched_bundle_is_refused(tmp_path):
     X, t, rl = _xy(100)
     KernelCostModel(n_estimators=5).fit(X, t, rl).save(tmp_path)

@@ -15,11 +15,12 @@ samples' medians, and 0 for imported GPU rows (CUDA-event timings of the kernel 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -163,17 +164,58 @@ def kernel_targets(f: Featurized, floor_s: float) -> tuple[np.ndarray, np.ndarra
     return target, weight
 
 
-def load_frame(dataset: Path, kind: str, *, seed: int = 0,
-               max_rows: int | None = None) -> pd.DataFrame:
+def load_frame(dataset: Path, kind: str, *, seed: int = 0, max_rows: int | None = None,
+               source: str | None = None,
+               variants: Sequence[str] | None = None) -> pd.DataFrame:
+    """The dataset's `kind` rows that are not outliers, with their split.
+
+    `source` (an fnmatch pattern on the rows' `source`, e.g.
+    ``*/trtllm/1.3.0rc20/*``) and `variants` keep only the matching rows, before
+    `max_rows` subsamples them."""
     frame = store.read_frame(dataset)
     frame = frame[(frame["kind"] == kind) & (~frame["outlier"])]
     if frame.empty:
         raise DatasetError(f"{dataset}: no {kind} rows to train on")
+    if source is not None:
+        keep = frame["source"].map(lambda s: fnmatch.fnmatchcase(str(s), source))
+        if not keep.any():
+            raise InvalidArgumentError(
+                f"--source {source!r} matches no {kind} rows of {dataset.name}; its sources: "
+                f"{_some(sorted(frame['source'].astype(str).unique()))}")
+        frame = frame[keep]
+    if variants:
+        keep = frame["variant"].isin(list(variants))
+        if not keep.any():
+            raise InvalidArgumentError(
+                f"--variant {','.join(variants)} matches no {kind} rows of {dataset.name}"
+                f"{' from that --source' if source else ''}; its variants: "
+                f"{_some(sorted(frame['variant'].astype(str).unique()))}")
+        frame = frame[keep]
     frame = frame.sort_values("sample_id").reset_index(drop=True)
     if max_rows is not None and len(frame) > max_rows:
         frame = frame.sample(n=max_rows, random_state=seed).reset_index(drop=True)
     frame["split"] = assign_splits(frame["group_id"].tolist(), seed)
     return frame
+
+
+def _some(names: list[str], shown: int = 4) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def mixed_sources(frame: pd.DataFrame) -> str | None:
+    """A warning when several sources time the same shape groups (imported tables of
+    several libraries or library versions), else None: they give one program several
+    true times, which bounds any model's accuracy."""
+    per_group = frame.groupby("group_id")["source"].nunique()
+    shared = per_group[per_group > 1]
+    if shared.empty:
+        return None
+    sources = sorted(frame.loc[frame["group_id"].isin(shared.index), "source"].astype(str).unique())
+    return (f"{len(shared) / len(per_group):.0%} of the shape groups are timed by several "
+            f"sources ({len(sources)}: {_some(sources, 2)}); different libraries or "
+            "versions give one program different times, which caps accuracy: --source "
+            "PATTERN (and --variant) train on one")
 
 
 def stderr_progress(label: str) -> Callable[[int, int], None]:

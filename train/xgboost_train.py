@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 from ..models.kernel_model import TARGETS, KernelCostModel
 from . import metrics, plots, tracking
 from .data import (Featurized, data_digest, dataset_hardware, featurize_rows, kernel_targets,
-                   load_frame, per_call_floor_s, pick_dataset)
+                   load_frame, mixed_sources, per_call_floor_s, pick_dataset)
 from .result import TrainResult
 
 REGISTERED_NAME = "stablecost-kernel-xgb-{hardware}"
@@ -80,6 +80,7 @@ def fit_kernel_model(X: np.ndarray, target_s: np.ndarray, roofline_s: np.ndarray
 def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 0,
                   target: str = "auto", n_estimators: int = 400, max_depth: int = 6,
                   learning_rate: float = 0.1, max_rows: int | None = None,
+                  source: str | None = None, variants: tuple[str, ...] | None = None,
                   select_rows: int = SELECT_ROWS, tracking_uri: str | None = None, experiment: str = "stablecost",
                   register: bool = True, save: str | Path | None = None,
                   progress: Callable[[str], None] | None = None) -> TrainResult:
@@ -88,7 +89,10 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
     say = progress or (lambda message: None)
     dataset = pick_dataset(data, hardware)
     hw = dataset_hardware(dataset)
-    frame = load_frame(dataset, "kernel", seed=seed, max_rows=max_rows)
+    frame = load_frame(dataset, "kernel", seed=seed, max_rows=max_rows, source=source,
+                       variants=variants)
+    if (warning := mixed_sources(frame)) is not None:
+        say(warning)
     floor_s = per_call_floor_s(frame)
     say(f"featurizing {len(frame)} kernel samples of {dataset.name} on {hw.name}")
     start = time.perf_counter()
@@ -144,6 +148,7 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
         mlflow.log_params({**model.get_params(), "target_choice": choice,
                            "target_candidates": ",".join(candidates), "dataset": str(dataset),
                            "target_selection_rows": min(select_rows, int(tr.sum())),
+                           "source_filter": source or "", "variants": ",".join(variants or ()),
                            "dataset_digest": digest, "fingerprint": info.fingerprint_id,
                            "featurizer_version": _featurizer_version(),
                            "floor_s": floor_s, "rows_kernel": len(f.X),
