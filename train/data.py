@@ -177,12 +177,14 @@ def load_frame(dataset: Path, kind: str, *, seed: int = 0, max_rows: int | None 
     if frame.empty:
         raise DatasetError(f"{dataset}: no {kind} rows to train on")
     if source is not None:
-        keep = frame["source"].map(lambda s: fnmatch.fnmatchcase(str(s), source))
-        if not keep.any():
+        sources = frame["source"].astype(str)
+        names = sorted(sources.unique())   # a few table paths for a million rows
+        matching = [name for name in names if fnmatch.fnmatchcase(name, source)]
+        if not matching:
             raise InvalidArgumentError(
                 f"--source {source!r} matches no {kind} rows of {dataset.name}; its sources: "
-                f"{_some(sorted(frame['source'].astype(str).unique()))}")
-        frame = frame[keep]
+                f"{_some(names)}")
+        frame = frame[sources.isin(matching)]
     if variants:
         keep = frame["variant"].isin(list(variants))
         if not keep.any():
