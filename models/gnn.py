@@ -363,6 +363,8 @@ class StepGNN:
             histories.append(history)
         self.networks_ = networks
         self.absent_features_ = _absent_features(graphs)
+        # the smallest training step: below it a program is outside what the GNN saw
+        self.min_kernels_ = int(min(g.num_nodes for g in graphs))
         self.best_epoch_ = best_epochs[0]
         self.best_epochs_ = best_epochs
         self.history_ = histories[0]
@@ -537,6 +539,7 @@ class StepGNN:
                 "best_epoch": int(getattr(self, "best_epoch_", -1)),
                 "best_epochs": [int(e) for e in getattr(self, "best_epochs_", [])],
                 "absent_node_features": list(self.absent_features_),
+                "min_kernels": getattr(self, "min_kernels_", None),
                 "normalization": self.normalization(), **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
         return directory
@@ -585,6 +588,8 @@ class StepGNN:
             networks.append(net)
         model.networks_ = networks
         model.absent_features_ = [str(n) for n in meta.get("absent_node_features", [])]
+        if meta.get("min_kernels") is not None:   # bundles before it was recorded lack it
+            model.min_kernels_ = int(meta["min_kernels"])
         model.best_epoch_ = int(meta.get("best_epoch", -1))
         model.best_epochs_ = [int(e) for e in meta.get("best_epochs", [model.best_epoch_])]
         return model, meta

@@ -42,8 +42,10 @@ from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
-# The step GNN learned from whole training steps (tens to hundreds of kernels); a
-# program of a few kernels is priced by the kernel sum, as its kernel samples were.
+# The step GNN learned from whole training steps; a program smaller than the smallest
+# of them (a kernel sample of a few kernels) is priced by the kernel sum, as its kernel
+# samples were. The GNN records that size (`min_kernels`); this is the bound for a
+# model that does not.
 MIN_STEP_KERNELS = 16
 # Kernels with an opcode the step GNN never saw may carry this share of the summed
 # kernel time before the GNN's answer is set aside for the kernel sum. The sum is the
@@ -181,7 +183,14 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
     source, note = "kernel_sum", ""
-    use_step = models.step is not None and len(chosen) >= MIN_STEP_KERNELS
+    use_step = models.step is not None
+    if use_step:
+        smallest = getattr(models.step, "min_kernels_", MIN_STEP_KERNELS)
+        if len(chosen) < smallest:
+            use_step = False
+            note = (f"step time is the sum of the learned kernel times: {len(chosen)} "
+                    f"kernel(s), fewer than the step GNN's smallest training program "
+                    f"({smallest})")
     if use_step:
         unseen, rows = models.step.unseen_features(unique_X)
         if unseen:

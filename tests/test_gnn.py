@@ -194,6 +194,7 @@ def test_save_load_round_trip_and_mismatches(tmp_path, small_set):
     loaded, meta = gnn.StepGNN.load(tmp_path / "b")
     np.testing.assert_array_equal(loaded.predict(graphs), model.predict(graphs))
     assert meta["floor_s"] == 5e-6 and meta["data_digest"] == "abc"
+    assert model.min_kernels_ == loaded.min_kernels_ == meta["min_kernels"] == 3
     assert meta["target"] == "residual" and meta["node_features"] == list(gnn.NODE_FEATURES)
     assert len(meta["normalization"]["node_mean"]) == len(gnn.NODE_FEATURES)
     import torch

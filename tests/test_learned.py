@@ -282,6 +282,11 @@ def test_evaluate_writes_a_fidelity_report(bundled, dataset_root, tmp_path):
     text = result.report.read_text()
     assert result.kernels["xgboost"]["n"] == result.kernels["roofline"]["n"] > 0
     assert "## Kernel samples (test split)" in text and "| all |" in text
+    # every row of every table has as many cells as its header
+    for table in text.split("\n\n"):
+        rows = [line for line in table.splitlines() if line.startswith("|")]
+        if rows:
+            assert {line.count("|") for line in rows} == {rows[0].count("|")}, table
     assert (tmp_path / "r" / "kernels_scatter.png").is_file()
 
 
@@ -365,6 +370,27 @@ def test_step_gnn_is_set_aside_when_unseen_opcodes_carry_much_of_the_time(
     out = learned.predict_kernels(dataclasses.replace(base, step=_StubStep(["op_fft"])),
                                   analysis, hw)
     assert out.step_source == "step_gnn" and out.note == ""
+
+
+def test_step_gnn_prices_programs_as_small_as_its_smallest_training_program(
+        bundled, examples_dir):
+    """The GNN is used down to the size of the smallest step it was trained on, and a
+    smaller program gets the kernel sum with a note saying why."""
+    import dataclasses
+
+    analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
+    hw = get_hardware("H100-SXM")
+    base = learned.load_models("H100-SXM")
+    size = sum(1 for k in analysis.kernels if k.kind != "collective" and k.priced)
+    stub = _StubStep([])
+    stub.min_kernels_ = size
+    out = learned.predict_kernels(dataclasses.replace(base, step=stub), analysis, hw)
+    assert out.step_source == "step_gnn" and out.step_s == 1.0 and out.note == ""
+    stub.min_kernels_ = size + 1
+    out = learned.predict_kernels(dataclasses.replace(base, step=stub), analysis, hw)
+    assert out.step_source == "kernel_sum" and stub.calls == 1
+    assert f"{size} kernel(s), fewer than the step GNN's smallest training program " \
+           f"({size + 1})" in out.note
 
 
 def test_learned_models_price_with_the_spec_they_were_trained_on(bundled, examples_dir):
