@@ -87,7 +87,7 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         for label, mask in rows:
             r = metrics.summary(measured[mask], roofline[mask])
             x = metrics.summary(measured[mask], learned[mask])
-            lines.append(f"| {label} | {int(mask.sum())} " + _fmt(r)[1:-1] + _fmt(x)[:-1] + "|")
+            lines.append(f"| {label} | {int(mask.sum())} " + _fmt(r) + _fmt(x)[1:])
         lines.append("")
         plots.scatter({"roofline": (measured, roofline), "XGBoost": (measured, learned)},
                       out / "kernels_scatter.png", "kernel samples, test split")
