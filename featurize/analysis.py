@@ -87,6 +87,7 @@ def analyze(program: Any) -> Analysis:
     flops = transcendentals = bytes_accessed = comm = 0.0
     per_opcode: dict[str, OpcodeStats] = {}
     unpriced: list[UnpricedOp] = []
+    unpriced_calls: set[str] = set()     # custom calls by target: the name that helps
     for op, cost in zip(program.ops, costs):
         stats = per_opcode.get(op.opcode)
         if stats is None:
@@ -95,6 +96,8 @@ def analyze(program: Any) -> Analysis:
         stats.executions += op.count
         if cost is None:
             unpriced.append(UnpricedOp(op.opcode, op.location, op.count))
+            if op.opcode == "custom_call":
+                unpriced_calls.add(f"custom_call @{op.attributes.get('call_target_name', '?')}")
             continue
         n = op.count
         moved = (sum(cost.read_bytes) + sum(cost.write_bytes)) * n
@@ -105,11 +108,18 @@ def analyze(program: Any) -> Analysis:
         transcendentals += cost.transcendentals * n
         bytes_accessed += moved
         comm += cost.comm_send_bytes * n
+    remote = sorted({op.attributes.get("call_target_name", op.opcode)
+                     for op, cost in zip(program.ops, costs)
+                     if cost is not None and cost.unit != "comm" and cost.comm_send_bytes})
     kernels = fuse(program, costs)
     fused = sum(k.bytes_accessed * k.count for k in kernels)
     notes = list(program.notes)
+    if remote:
+        notes.append(f"kernel(s) {', '.join(remote)} send data to other chips by their "
+                     "authors' estimates: counted in communication_bytes, not in their "
+                     "time")
     if unpriced:
-        names = sorted({u.opcode for u in unpriced})
+        names = sorted({u.opcode for u in unpriced} - {"custom_call"} | unpriced_calls)
         notes.append(f"{len(unpriced)} op(s) have no cost rule and are NOT included in the "
                      f"totals: {', '.join(names)}")
     return Analysis(program, costs, kernels, flops, transcendentals, bytes_accessed, fused,

@@ -163,3 +163,59 @@ def _splat_value(attr) -> int | float | None:
     if isinstance(attr, (ir.DenseIntElementsAttr, ir.DenseFPElementsAttr)) and attr.is_splat:
         return attr.get_splat_value().value
     return None
+
+
+def kernel_config(op, target: str) -> dict[str, Any] | None:
+    """What a cost rule needs from a custom call's `backend_config` (a JSON string, or a
+    dictionary attribute with api_version 4), else None. Two kinds carry it:
+
+    - cuDNN flash attention (`__cudnn$fmha*`, from `jax.nn.dot_product_attention(...,
+      implementation="cudnn")`): the [batch, heads, q length, kv length] of the score
+      matrix, the mask type and sliding window;
+    - a kernel whose author gave its cost (Pallas on TPU: `pallas_call(...,
+      cost_estimate=pl.CostEstimate(...))` lowers to `tpu_custom_call` with
+      "cost_estimate": flops, transcendentals, bytes_accessed, remote_bytes_transferred).
+
+    Only those few fields are kept: a Pallas config also holds the kernel's serialized
+    body, which the program IR should not carry.
+    """
+    is_fmha = target.startswith("__cudnn$fmha")
+    if not is_fmha and target != "tpu_custom_call":
+        return None
+    try:
+        attr = op.attributes["backend_config"]
+    except (KeyError, IndexError):
+        return None
+    ir = bindings()[0]
+    if isinstance(attr, ir.StringAttr):
+        import json
+
+        try:
+            config = json.loads(attr.value)
+        except ValueError:
+            return None
+    else:   # api_version 4: a dictionary attribute; its string form is not JSON
+        return None
+    if not isinstance(config, dict):
+        return None
+    if is_fmha:
+        fmha = config.get("cudnn_fmha_backend_config") or {}
+        dims = (fmha.get("intermediate_tensor_shape") or {}).get("dimensions") or []
+        try:
+            scores = [int(d) for d in dims]
+        except (TypeError, ValueError):
+            return None
+        if len(scores) != 4:
+            return None
+        return {"fmha_scores": scores, "mask_type": str(fmha.get("mask_type", "NO_MASK")),
+                "sliding_window_length": int(fmha.get("sliding_window_length") or 0)}
+    estimate = config.get("cost_estimate")
+    if estimate is None:
+        estimate = (config.get("custom_call_config") or {}).get("cost_estimate")
+    if not isinstance(estimate, dict):
+        return None
+    try:
+        return {"cost_estimate": {k: float(estimate.get(k, 0) or 0) for k in (
+            "flops", "transcendentals", "bytes_accessed", "remote_bytes_transferred")}}
+    except (TypeError, ValueError):
+        return None

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from ..gcpause import gc_paused
 from ..dtypes import bits_per_element
 from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
-from .attributes import decode_attributes, scalar_constant
+from .attributes import decode_attributes, kernel_config, scalar_constant
 from .mlir import BYTECODE_MAGIC, bindings, parse_module
 from .partition import (Mesh, abstract_lowering, mesh_size, mesh_text, module_bytecode,
                         module_meshes, needs_partitioning, parse_mesh, remesh)
@@ -442,6 +442,10 @@ class _Walker:
             attributes["value"] = value
             if value is not None and outputs:
                 self.const_values[outputs[0]] = value
+        elif name == "stablehlo.custom_call":
+            config = kernel_config(op, attributes.get("call_target_name", ""))
+            if config is not None:
+                attributes["backend_config"] = config
         elif name in _BODY_OPS:
             flops, transcendentals = self._summarize_body(op)
             attributes["body_flops"] = flops

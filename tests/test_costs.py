@@ -230,7 +230,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
 """
     _, a = _cost(text)
     assert [u.opcode for u in a.unpriced] == ["custom_call"]
-    assert "no cost rule" in " ".join(a.notes)
+    assert "no cost rule" in " ".join(a.notes) and "custom_call @my_kernel" in " ".join(a.notes)
     pred = stablecost.predict(a, "H100-SXM")
     assert any("custom_call" in n for n in pred.notes)
     assert pred.kernels[0].bound == "unpriced"
@@ -281,3 +281,78 @@ def test_a_dot_that_contracts_nothing_is_one_multiply_per_output(lhs, rhs, dims,
     for d in out.split("x"):
         outputs *= int(d)
     assert a.flops == outputs
+
+
+CUSTOM_CALLS = __import__("pathlib").Path(__file__).resolve().parent / "custom_calls"
+
+
+def _custom_calls(name):
+    a = stablecost.analyze(CUSTOM_CALLS / name)
+    return a, [(op, cost) for op, cost in zip(a.program.ops, a.costs) if op.opcode == "custom_call"]
+
+
+def test_cudnn_flash_attention_is_priced_from_its_score_shape_and_mask():
+    """jax's cuDNN attention (exported by tests/custom_calls/export.py): per computed
+    (query, key) pair, the forward does Q.K and P.V (2 x (64 + 64) FLOPs) plus 4 for the
+    softmax and one exp; the backward recomputes the scores and does four more products
+    (2 x (3 x 64 + 2 x 64)). A causal mask computes the lower triangle only."""
+    a, calls = _custom_calls("cudnn_attention_causal_train.mlir")
+    assert not a.unpriced
+    (fwd_op, fwd), (bwd_op, bwd) = calls
+    assert fwd_op.attributes["call_target_name"] == "__cudnn$fmhaSoftmax"
+    pairs = 2 * 8 * (128 * 129 // 2)           # batch 2, 8 heads, causal 128 x 128
+    assert fwd.transcendentals == bwd.transcendentals == pairs
+    assert fwd.flops == pairs * (2 * (64 + 64) + 4)
+    assert bwd.flops == pairs * (2 * (3 * 64 + 2 * 64) + 4)
+    assert fwd.unit == bwd.unit == "matmul"
+    # the score matrix never reaches memory: q, k, v in; the output and the softmax
+    # statistics (f32, one per query and head) out
+    qkv = 2 * 128 * 8 * 64 * 2
+    assert sum(fwd.read_bytes) == 3 * qkv
+    assert sum(fwd.write_bytes) == qkv + 2 * 8 * 128 * 4
+    assert "backend_config" in fwd_op.attributes and "body" not in str(fwd_op.attributes)
+
+    _, [(_, cross)] = _custom_calls("cudnn_attention_cross_fwd.mlir")
+    assert cross.transcendentals == 2 * 4 * 64 * 256    # no mask: every pair
+    _, [(_, window)] = _custom_calls("cudnn_attention_window_fwd.mlir")
+    # causal with a 32-key window: queries 0..31 see t + 1 keys, the other 96 see 32
+    assert window.transcendentals == 2 * 8 * (32 * 33 // 2 + 96 * 32)
+
+
+def test_cudnn_attention_matmul_flops_match_the_unfused_xla_program():
+    """The flash kernel's products are the two dots of the same attention written out."""
+    import jax
+    import jax.numpy as jnp
+
+    q = jnp.ones((2, 64, 4, 64), jnp.bfloat16)
+    kv = jnp.ones((2, 256, 4, 64), jnp.bfloat16)
+    unfused = stablecost.analyze(jax.jit(lambda q, k, v: jax.nn.dot_product_attention(
+        q, k, v, implementation="xla")).lower(q, kv, kv))
+    dots = sum(c.flops for op, c in zip(unfused.program.ops, unfused.costs)
+               if op.opcode == "dot_general")
+    _, [(_, flash)] = _custom_calls("cudnn_attention_cross_fwd.mlir")
+    assert flash.flops - 4 * flash.transcendentals == dots
+
+
+def test_pallas_kernel_is_priced_by_its_authors_estimate_or_reported():
+    a, [(op, cost)] = _custom_calls("pallas_tpu_estimate.mlir")
+    assert not a.unpriced
+    assert cost.flops == a.flops == 2 * 256 * 512 and cost.transcendentals == 0
+    assert sum(cost.read_bytes) + sum(cost.write_bytes) == 3 * 256 * 512 * 4
+    assert cost.unit == "vector"              # 1/6 FLOP per byte: not a matmul kernel
+    assert len(str(op.attributes)) < 400      # the kernel body is not kept
+    prediction = stablecost.predict(a, "TPU-v5p", fidelity="roofline")
+    assert prediction.step_time_s > 0
+
+    # a kernel that also sends data (a collective matmul) says so
+    text = (CUSTOM_CALLS / "pallas_tpu_estimate.mlir").read_text()
+    sending = text.replace("remote_bytes_transferred\\22:0", "remote_bytes_transferred\\22:4096")
+    assert sending != text
+    a = stablecost.analyze(sending)
+    assert a.communication_bytes == 4096
+    assert any("tpu_custom_call send data to other chips" in note for note in a.notes)
+
+    a, _ = _custom_calls("pallas_tpu_no_estimate.mlir")
+    assert [u.opcode for u in a.unpriced] == ["custom_call"]
+    assert any("no cost rule" in note and "custom_call @tpu_custom_call" in note
+               for note in a.notes)
