@@ -88,6 +88,7 @@ def analyze(program: Any) -> Analysis:
     per_opcode: dict[str, OpcodeStats] = {}
     unpriced: list[UnpricedOp] = []
     unpriced_calls: set[str] = set()     # custom calls by target: the name that helps
+    remote: set[str] = set()
     for op, cost in zip(program.ops, costs):
         stats = per_opcode.get(op.opcode)
         if stats is None:
@@ -108,14 +109,13 @@ def analyze(program: Any) -> Analysis:
         transcendentals += cost.transcendentals * n
         bytes_accessed += moved
         comm += cost.comm_send_bytes * n
-    remote = sorted({op.attributes.get("call_target_name", op.opcode)
-                     for op, cost in zip(program.ops, costs)
-                     if cost is not None and cost.unit != "comm" and cost.comm_send_bytes})
+        if cost.comm_send_bytes and cost.unit != "comm":   # a kernel that also sends
+            remote.add(op.attributes.get("call_target_name", op.opcode))
     kernels = fuse(program, costs)
     fused = sum(k.bytes_accessed * k.count for k in kernels)
     notes = list(program.notes)
     if remote:
-        notes.append(f"kernel(s) {', '.join(remote)} send data to other chips by their "
+        notes.append(f"kernel(s) {', '.join(sorted(remote))} send data to other chips by their "
                      "authors' estimates: counted in communication_bytes, not in their "
                      "time")
     if unpriced:

@@ -166,8 +166,8 @@ def _splat_value(attr) -> int | float | None:
 
 
 def kernel_config(op, target: str) -> dict[str, Any] | None:
-    """What a cost rule needs from a custom call's `backend_config` (a JSON string, or a
-    dictionary attribute with api_version 4), else None. Two kinds carry it:
+    """What a cost rule needs from a custom call's `backend_config` (the JSON string
+    jax writes for these calls, api_version 2), else None. Two kinds carry it:
 
     - cuDNN flash attention (`__cudnn$fmha*`, from `jax.nn.dot_product_attention(...,
       implementation="cudnn")`): the [batch, heads, q length, kv length] of the score
@@ -194,7 +194,7 @@ def kernel_config(op, target: str) -> dict[str, Any] | None:
             config = json.loads(attr.value)
         except ValueError:
             return None
-    else:   # api_version 4: a dictionary attribute; its string form is not JSON
+    else:   # api_version 4 (a dictionary attribute): jax emits neither kind that way
         return None
     if not isinstance(config, dict):
         return None
