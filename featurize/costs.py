@@ -23,7 +23,7 @@ import math
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
-from .program import Op, Program
+from .program import Op, Program, TensorType
 
 
 class OpCost(NamedTuple):
@@ -97,6 +97,27 @@ def _out_elements(op: Op) -> int:
     return sum(t.num_elements for t in op.results if t.dtype not in ("token", "tuple"))
 
 
+def _is_complex(t: TensorType) -> bool:
+    return t.dtype.startswith("complex")
+
+
+def body_flops(op: Op, default: int = 1) -> int:
+    """Real FLOPs of one application of the op's scalar regions (`default` when the op
+    carries no summary): on complex values an add counts 2, a multiply 6 (COMPLEX_FLOPS,
+    the convention of the elementwise rules)."""
+    attrs = op.attributes
+    names = attrs.get("body_ops")
+    if names is None:
+        return attrs.get("body_flops", default)
+    if op.operands and _is_complex(op.operands[0]):
+        return sum(COMPLEX_FLOPS.get(name, 1) for name in names)
+    return len(names)
+
+
+def _body_transcendentals(op: Op) -> int:
+    return op.attributes.get("body_transcendentals", 0)
+
+
 def _metadata(op: Op, program: Program) -> OpCost:
     return OpCost(0.0, 0.0, (0.0,) * len(op.operands), (0.0,) * len(op.results), _NONE_UNIT)
 
@@ -146,11 +167,13 @@ def _elementwise(op: Op, program: Program) -> OpCost:
     if op.opcode in _NEUTRAL and is_identity(op, program):
         return OpCost(0.0, 0.0, reads, writes, "vector")
     elements = _out_elements(op)
+    transcendentals = 0.0
     if op.opcode == "map":
-        elements *= max(1, op.attributes.get("body_flops", 1))
-    elif op.results and op.results[0].dtype.startswith("complex"):
+        transcendentals = float(elements * _body_transcendentals(op))
+        elements *= max(1, body_flops(op))
+    elif op.results and _is_complex(op.results[0]):
         elements *= COMPLEX_FLOPS.get(op.opcode, 1)
-    return OpCost(float(elements), 0.0, reads, writes, "vector")
+    return OpCost(float(elements), transcendentals, reads, writes, "vector")
 
 
 def _transcendental(op: Op, program: Program) -> OpCost:
@@ -189,10 +212,13 @@ def _scatter(op: Op, program: Program) -> OpCost:
     n_inputs = (len(op.operands) - 1) // 2
     updates = op.operands[n_inputs + 1:]
     update_bytes = [float(t.nbytes) for t in updates]
-    update_elements = sum(t.num_elements for t in updates)
+    # the update computation runs once per update position, on one element of each
+    # operand: its op count already covers all of them
+    applications = updates[0].num_elements if updates else 0
     reads = tuple(update_bytes) + (float(op.operands[n_inputs].nbytes),) + tuple(update_bytes)
-    flops = float(update_elements * op.attributes.get("body_flops", 1))
-    return OpCost(flops, 0.0, reads, tuple(update_bytes), "vector")
+    flops = float(applications * body_flops(op))
+    trans = float(applications * _body_transcendentals(op))
+    return OpCost(flops, trans, reads, tuple(update_bytes), "vector")
 
 
 def _dot_general(op: Op, program: Program) -> OpCost:
@@ -200,17 +226,18 @@ def _dot_general(op: Op, program: Program) -> OpCost:
     lhs = op.operands[0]
     contracted = math.prod(lhs.shape[d] for d in dims.get("lhs_contracting_dimensions", []))
     reads, writes = _full(op)
-    return OpCost(_dot_flops(op.results[0].num_elements, contracted), 0.0, reads, writes,
-                  "matmul")
+    return OpCost(_dot_flops(op.results[0].num_elements, contracted, _is_complex(lhs)), 0.0,
+                  reads, writes, "matmul")
 
 
-def _dot_flops(outputs: int, contracted: int) -> float:
+def _dot_flops(outputs: int, contracted: int, complex_values: bool = False) -> float:
     """2 FLOPs per multiply-add; a product that contracts nothing (an outer product, or
     a contracted size of 1) is one multiply per output, which is also what XLA's
-    algebraic simplifier turns such a dot into."""
+    algebraic simplifier turns such a dot into. On complex values a multiply-add is
+    8 real FLOPs and a multiply 6 (XLA counts them as real ones)."""
     if contracted == 1:
-        return float(outputs)
-    return 2.0 * outputs * contracted
+        return float(outputs) * (COMPLEX_FLOPS["multiply"] if complex_values else 1)
+    return (8.0 if complex_values else 2.0) * outputs * contracted
 
 
 def _dot(op: Op, program: Program) -> OpCost:
@@ -218,8 +245,8 @@ def _dot(op: Op, program: Program) -> OpCost:
     lhs = op.operands[0]
     contracted = lhs.shape[-1] if lhs.shape else 1
     reads, writes = _full(op)
-    return OpCost(_dot_flops(op.results[0].num_elements, contracted), 0.0, reads, writes,
-                  "matmul")
+    return OpCost(_dot_flops(op.results[0].num_elements, contracted, _is_complex(lhs)), 0.0,
+                  reads, writes, "matmul")
 
 
 @lru_cache(maxsize=4096)
@@ -264,6 +291,8 @@ def _convolution(op: Op, program: Program) -> OpCost:
     fgc = int(a.get("feature_group_count", 1))
     bgc = int(a.get("batch_group_count", 1))
     flops = 2.0 * (in_features // fgc) * out_features * (batch // bgc) * positions
+    if _is_complex(lhs):
+        flops *= 4   # a complex multiply-add is 8 real FLOPs
     reads, writes = _full(op)
     return OpCost(flops, 0.0, reads, writes, "matmul")
 
@@ -272,9 +301,8 @@ def _reduce(op: Op, program: Program) -> OpCost:
     n_inputs = len(op.operands) // 2
     in_elements = op.operands[0].num_elements
     out_elements = op.results[0].num_elements
-    per_application = op.attributes.get("body_flops", 1)
-    flops = float((in_elements - out_elements) * per_application)
-    trans = float((in_elements - out_elements) * op.attributes.get("body_transcendentals", 0))
+    flops = float((in_elements - out_elements) * body_flops(op))
+    trans = float((in_elements - out_elements) * _body_transcendentals(op))
     reads, writes = _full(op)
     return OpCost(flops, trans, reads, writes, "vector" if n_inputs else "none")
 
@@ -304,16 +332,21 @@ def effective_window(op: Op) -> int:
 
 def _reduce_window(op: Op, program: Program) -> OpCost:
     window = effective_window(op)
-    out_elements = op.results[0].num_elements
-    flops = float(out_elements * max(window - 1, 0) * op.attributes.get("body_flops", 1))
+    applications = op.results[0].num_elements * max(window - 1, 0)
+    flops = float(applications * body_flops(op))
+    trans = float(applications * _body_transcendentals(op))
     reads, writes = _full(op)
-    return OpCost(flops, 0.0, reads, writes, "vector")
+    return OpCost(flops, trans, reads, writes, "vector")
 
 
 def _select_and_scatter(op: Op, program: Program) -> OpCost:
-    window = math.prod(op.attributes.get("window_dimensions") or [1])
+    """Per source element: select over its window (window - 1 applications of the
+    select region) and one application of the scatter region, as XLA counts it."""
+    attrs = op.attributes
+    window = math.prod(attrs.get("window_dimensions") or [1])
     source = op.operands[1].num_elements
-    flops = float(source * window * max(1, op.attributes.get("body_flops", 2)))
+    select, scatter = attrs.get("select_flops", 1), attrs.get("scatter_flops", 1)
+    flops = float(source * (max(window - 1, 0) * select + scatter))
     reads, writes = _full(op)
     return OpCost(flops, 0.0, reads, writes, "vector")
 
@@ -323,9 +356,10 @@ def _sort(op: Op, program: Program) -> OpCost:
     dim = op.attributes.get("dimension", -1)
     n = shape[dim] if shape else 1
     comparisons = op.operands[0].num_elements * max(1, math.ceil(math.log2(max(n, 2))))
-    flops = float(comparisons * max(1, op.attributes.get("body_flops", 1)))
+    flops = float(comparisons * max(1, body_flops(op)))
+    trans = float(comparisons * _body_transcendentals(op))
     reads, writes = _full(op)
-    return OpCost(flops, 0.0, reads, writes, "vector")
+    return OpCost(flops, trans, reads, writes, "vector")
 
 
 def _top_k(op: Op, program: Program) -> OpCost:
@@ -405,20 +439,18 @@ def _collective(op: Op, program: Program) -> OpCost:
     share = (n - 1) / n
     data_operands = [t for t in op.operands if t.dtype != "token"]
     in_bytes = float(sum(t.nbytes for t in data_operands))
-    flops = 0.0
-    if kind == "all_reduce":
-        moved = 2.0 * share * in_bytes
-        flops = share * sum(t.num_elements for t in data_operands) * \
-            op.attributes.get("body_flops", 1)
+    flops = trans = 0.0
+    if kind in ("all_reduce", "reduce_scatter"):
+        # the reduction applies to each operand separately, (n-1)/n of it per device
+        moved = (2.0 if kind == "all_reduce" else 1.0) * share * in_bytes
+        applications = share * sum(t.num_elements for t in data_operands)
+        flops = applications * body_flops(op)
+        trans = applications * _body_transcendentals(op)
     elif kind == "all_gather":
         moved = share * float(sum(t.nbytes for t in op.results))
-    elif kind == "reduce_scatter":
-        moved = share * in_bytes
-        flops = share * sum(t.num_elements for t in data_operands) * \
-            op.attributes.get("body_flops", 1)
     else:  # all_to_all
         moved = share * in_bytes
-    return OpCost(flops, 0.0, reads, writes, "comm", moved, moved, n)
+    return OpCost(flops, trans, reads, writes, "comm", moved, moved, n)
 
 
 def _custom_call(op: Op, program: Program) -> OpCost | None:

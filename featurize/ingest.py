@@ -41,6 +41,8 @@ _KNOWN = frozenset(f"stablehlo.{n}" for n in (
     "convolution", "exponential", "log", "tanh", "rsqrt", "sqrt", "slice", "concatenate",
     "pad", "iota", "constant", "gather", "dynamic_slice", "dynamic_update_slice", "and",
     "or", "not", "power", "logistic", "clamp", "reverse", "bitcast_convert"))
+# Ops through which a loop counter stays a counter (shifted by a constant).
+_COUNTER_ARITHMETIC = frozenset({"stablehlo.add", "stablehlo.subtract", "stablehlo.convert"})
 _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return"})
 # Ops the walk handles itself rather than adding them to the program.
 _STRUCTURAL = _TERMINATORS | {"func.call", "stablehlo.composite", "stablehlo.while",
@@ -270,6 +272,8 @@ class _Walker:
         self.loops: list[Loop] = []
         self.notes: list[str] = []
         self.const_values: dict[int, int | float] = {}
+        # value id of a loop counter inside its loop -> the values it takes
+        self.counter_values: dict[int, range] = {}
         self.type_cache: dict[Any, TensorType] = {}
         self.attr_cache: dict[Any, Any] = {}
         # location attribute -> shortened text, shared by the ops of this program
@@ -447,9 +451,7 @@ class _Walker:
             if config is not None:
                 attributes["backend_config"] = config
         elif name in _BODY_OPS:
-            flops, transcendentals = self._summarize_body(op)
-            attributes["body_flops"] = flops
-            attributes["body_transcendentals"] = transcendentals
+            self._summarize_body(op, attributes)
         elif name not in _KNOWN and len(op.regions):
             # an op with regions we do not know: walk them as part of the program
             for region in op.regions:
@@ -458,6 +460,8 @@ class _Walker:
         groups = attributes.get("replica_groups")
         if isinstance(groups, str) and "replica_group_mesh_axes" in groups:
             attributes["replica_groups"] = self._mesh_axes_groups(groups, attributes, op, name)
+        if self.counter_values and name in _COUNTER_ARITHMETIC and outputs:
+            self._follow_counter(name, inputs, outputs[0])
         opcode = name[10:] if name.startswith("stablehlo.") else name
         self.ops.append(Op(index, opcode, tuple([value_types[v] for v in inputs]),
                            tuple(result_types), inputs, tuple(outputs), attributes,
@@ -485,10 +489,17 @@ class _Walker:
             refs.append((axis, int(pre) if pre else 1, int(size) if size else sizes[axis]))
         return mesh_axes_groups(axes, refs, device_ids)
 
-    def _summarize_body(self, op: Any) -> tuple[int, int]:
-        """Scalar FLOPs and transcendentals of one application of a region."""
-        flops = transcendentals = 0
+    def _summarize_body(self, op: Any, attributes: dict) -> None:
+        """One application of the op's scalar regions, into `attributes`:
+        `body_ops` (the short names of its arithmetic ops: costs weighs them for complex
+        values), `body_flops` (their number), `body_transcendentals`, and for
+        select_and_scatter `select_flops` / `scatter_flops` (its two regions run a
+        different number of times)."""
+        names: list[str] = []
+        per_region: list[int] = []
+        transcendentals = 0
         for region in op.regions:
+            before = len(names)
             for block in region.blocks:
                 for inner in block.operations:
                     iname = inner.operation.name
@@ -498,15 +509,21 @@ class _Walker:
                     if short.startswith(_TRANSCENDENTAL_NAMES):
                         transcendentals += 1
                     else:
-                        flops += 1
-        return flops, transcendentals
+                        names.append(short)
+            per_region.append(len(names) - before)
+        attributes["body_ops"] = tuple(names)
+        attributes["body_flops"] = len(names)
+        attributes["body_transcendentals"] = transcendentals
+        if len(per_region) == 2 and op.name == "stablehlo.select_and_scatter":
+            attributes["select_flops"], attributes["scatter_flops"] = per_region
 
     # -- control flow ---------------------------------------------------------------------
     def _while(self, op: Any, env: dict, count: float) -> None:
         init = [env[v] for v in op.operands]
         cond = op.regions[0].blocks[0]
         body = op.regions[1].blocks[0]
-        trip, reason = self._trip_count(init, cond, body)
+        body_yield = list(body.operations)[-1].operation.operands
+        trip, reason = self._trip_count(init, cond, body, body_yield)
         where = short_location(str(op.location))
         if trip is None:
             self.loops.append(Loop(where, 1, False, reason))
@@ -514,17 +531,45 @@ class _Walker:
                               "assumed to run once")
             trip = 1
         else:
-            self.loops.append(Loop(where, trip, True))
-        for arg, vid in zip(cond.arguments, init):
-            env[arg] = vid
+            self.loops.append(Loop(where, trip, True, reason))
+            if reason:
+                self.notes.append(f"while loop at {where}: {reason}")
+        # A value the body passes on unchanged is the initial value in every iteration;
+        # any other carried value is a new value inside the loop: its producer is the
+        # previous iteration, not the op that computed the initial value.
+        invariant = [isinstance(y, self.ir.BlockArgument) and y.owner == body
+                     and y.arg_number == i for i, y in enumerate(body_yield)]
+        for block in (cond, body):
+            for i, (arg, vid) in enumerate(zip(block.arguments, init)):
+                env[arg] = vid if invariant[i] else self._new_value(self.value_types[vid], -1)
+        if isinstance(trip, int) and 0 < trip <= _MAX_COUNTER_VALUES:
+            self._note_counters(init, body, body_yield, trip, invariant, env)
         self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
-        for arg, vid in zip(body.arguments, init):
-            env[arg] = vid
         yields = self._walk_block(body, env, count * trip, self._new_block())
         self.escaping.update(yields)
         self._bind_results(op, env, yields if trip > 0 else init)
 
-    def _trip_count(self, init: list[int], cond: Any, body: Any) -> tuple[int | None, str]:
+    def _note_counters(self, init: list[int], body: Any, body_yield: Any, trip: int,
+                       invariant: list[bool], env: dict) -> None:
+        """Remember the values each induction variable of the body takes (a constant
+        start, a constant step per iteration): loops nested in this one may run up to
+        them. jax's fori_loop carries the user's `i` beside the loop's own counter."""
+        for position, (arg, vid) in enumerate(zip(body.arguments, init)):
+            start = self.const_values.get(vid)
+            if invariant[position] or not isinstance(start, int):
+                continue
+            step = self._counter_step(body_yield[position], position, init, body_yield, body)
+            if isinstance(step, int) and step:
+                self.counter_values[env[arg]] = range(start, start + trip * step, step)
+
+    def _trip_count(self, init: list[int], cond: Any, body: Any, body_yield: Any
+                    ) -> tuple[int | float | None, str]:
+        """(trip count or None when it cannot be derived, explanation).
+
+        A loop whose start or bound is the counter of an enclosing loop runs a different
+        number of times in each iteration of the enclosing loop: its count is their
+        mean, so that it times the enclosing loop's count is the exact total.
+        """
         ir = self.ir
         cond_ops = list(cond.operations)
         predicate = cond_ops[-1].operation.operands[0]
@@ -533,53 +578,111 @@ class _Walker:
         compare = predicate.owner
         direction = self.stablehlo.ComparisonDirectionAttr(
             compare.attributes["comparison_direction"]).value
-        body_yield = list(body.operations)[-1].operation.operands
         lhs, rhs = compare.operands[0], compare.operands[1]
         for counter, limit, dirn in ((lhs, rhs, direction), (rhs, lhs, _MIRROR[direction])):
             if not isinstance(counter, ir.BlockArgument):
                 continue
             position = counter.arg_number
-            start = self.const_values.get(init[position])
+            start = self._known(init[position])
             bound = self._loop_constant(limit, init, body_yield)
-            step = self._counter_step(body_yield[position], position, init, body_yield)
+            step = self._counter_step(body_yield[position], position, init, body_yield, body)
             if start is None or bound is None or step is None:
+                continue
+            if isinstance(start, range) or isinstance(bound, range):
+                trip = _mean_trip(start, bound, int(step), dirn)
+                if trip is not None:
+                    return trip, (f"its bounds follow an enclosing loop's counter: {trip:g} "
+                                  "iterations on average over that loop's iterations")
                 continue
             trip = _trip(int(start), int(bound), int(step), dirn)
             if trip is not None:
                 return trip, ""
         return None, "no counter compared against a constant bound"
 
-    def _loop_constant(self, value: Any, init: list[int], body_yield: Any) -> int | float | None:
+    def _known(self, vid: int) -> int | float | range | None:
+        """A value's constant, or the values it takes as an enclosing loop's counter."""
+        value = self.const_values.get(vid)
+        return value if value is not None else self.counter_values.get(vid)
+
+    def _loop_constant(self, value: Any, init: list[int], body_yield: Any
+                       ) -> int | float | range | None:
         """A value's constant: defined by a constant, or a loop-invariant argument
-        whose initial value is constant."""
+        whose initial value is constant (or an enclosing loop's counter)."""
         ir = self.ir
         if isinstance(value, ir.BlockArgument):
             position = value.arg_number
             passed = body_yield[position]
             if isinstance(passed, ir.BlockArgument) and passed.arg_number == position:
-                return self.const_values.get(init[position])
+                return self._known(init[position])
             return None
         owner = value.owner
         if owner.name == "stablehlo.constant":
             return scalar_constant(owner.operation)
         return None
 
-    def _counter_step(self, yielded: Any, position: int, init: list[int],
-                      body_yield: Any) -> int | float | None:
+    def _counter_step(self, yielded: Any, position: int, init: list[int], body_yield: Any,
+                      body: Any) -> int | float | None:
+        """c when the body yields (its argument `position`) + c at `position`, c a
+        constant; looks through the functions the body calls (fori_loop's body is one)."""
+        return self._offset(yielded, body.arguments[position], {}, init, body_yield, 0)
+
+    def _offset(self, value: Any, target: Any, passed: dict, init: list[int],
+                body_yield: Any, depth: int) -> int | float | None:
         ir = self.ir
-        if isinstance(yielded, ir.BlockArgument) or yielded.owner.name not in (
-                "stablehlo.add", "stablehlo.subtract"):
+        if isinstance(value, ir.BlockArgument):
+            if value == target:
+                return 0
+            outer = passed.get(value)   # an argument of a called function
+            return None if outer is None else self._offset(
+                outer, target, passed, init, body_yield, depth)
+        owner = value.owner
+        name = owner.name
+        if name in ("stablehlo.add", "stablehlo.subtract"):
+            a, b = owner.operands[0], owner.operands[1]
+            pairs = ((a, b, 1), (b, a, 1)) if name == "stablehlo.add" else ((a, b, -1),)
+            for term, other, sign in pairs:
+                offset = self._offset(term, target, passed, init, body_yield, depth)
+                if offset is None:
+                    continue
+                while isinstance(other, ir.BlockArgument) and other in passed:
+                    other = passed[other]
+                constant = self._loop_constant(other, init, body_yield)
+                if isinstance(constant, (int, float)):
+                    return offset + sign * constant
             return None
-        update = yielded.owner
-        a, b = update.operands[0], update.operands[1]
-        sign = -1 if update.name == "stablehlo.subtract" else 1
-        for arg, other in ((a, b), (b, a)):
-            if isinstance(arg, ir.BlockArgument) and arg.arg_number == position:
-                step = self._loop_constant(other, init, body_yield)
-                return None if step is None else sign * step
-            if sign < 0:
-                break
+        if name == "stablehlo.convert":
+            return self._offset(owner.operands[0], target, passed, init, body_yield, depth)
+        if name == "func.call" and depth < 8:
+            callee = self.functions.get(owner.attributes["callee"].value)
+            if callee is None:
+                return None
+            entry = callee.regions[0].blocks[0]
+            returned = list(entry.operations)[-1].operation.operands[value.result_number]
+            inner = dict(passed)
+            inner.update(zip(entry.arguments, owner.operands))
+            return self._offset(returned, target, inner, init, body_yield, depth + 1)
         return None
+
+    def _follow_counter(self, name: str, inputs: tuple[int, ...], output: int) -> None:
+        """A loop counter shifted by a constant (`i + 1`, `n - 1 - i`) or converted is
+        a counter too: a nested loop may run up to it."""
+        counters, constants = self.counter_values, self.const_values
+        first = counters.get(inputs[0])
+        if name == "stablehlo.convert":
+            if first is not None:
+                counters[output] = first
+            return
+        if len(inputs) != 2:
+            return
+        second = counters.get(inputs[1])
+        if first is not None and isinstance(k := constants.get(inputs[1]), int):
+            k = k if name == "stablehlo.add" else -k
+            counters[output] = range(first.start + k, first.stop + k, first.step)
+        elif second is not None and isinstance(k := constants.get(inputs[0]), int):
+            if name == "stablehlo.add":
+                counters[output] = range(second.start + k, second.stop + k, second.step)
+            else:   # k - i
+                counters[output] = range(k - second.start, k - second.stop, -second.step)
 
     def _branches(self, op: Any, env: dict, count: float) -> None:
         n = len(op.regions)
@@ -636,6 +739,31 @@ def mesh_axes_groups(axes: Sequence[tuple[str, int]], refs: Sequence[tuple[str, 
         key = tuple(fixed)
         groups.setdefault(key, []).append((tuple(varying), ids[position]))
     return [[d for _, d in sorted(members)] for _, members in sorted(groups.items())]
+
+
+# An enclosing loop's counter with more values than this is not followed into the
+# loops nested in it (their counts are then not derivable).
+_MAX_COUNTER_VALUES = 100_000
+
+
+def _mean_trip(start: int | float | range, bound: int | float | range, step: int,
+               direction: str) -> float | None:
+    """Mean trip count of a loop whose start and/or bound take the values of an
+    enclosing loop's counter (a range), one per iteration of the enclosing loop."""
+    if isinstance(start, range) and isinstance(bound, range):
+        return None   # two counters: which values go together is not followed
+    n = len(start) if isinstance(start, range) else len(bound)  # type: ignore[arg-type]
+    if n == 0:
+        return 0.0
+    total = 0
+    for k in range(n):
+        s = start[k] if isinstance(start, range) else start
+        b = bound[k] if isinstance(bound, range) else bound
+        trip = _trip(int(s), int(b), step, direction)
+        if trip is None:
+            return None
+        total += trip
+    return total / n
 
 
 def _trip(start: int, bound: int, step: int, direction: str) -> int | None:

@@ -83,10 +83,14 @@ class Op:
 
 @dataclass(frozen=True, slots=True)
 class Loop:
-    """A `stablehlo.while`: its trip count and whether it was derived or assumed."""
+    """A `stablehlo.while`: its trip count and whether it was derived or assumed.
+
+    A loop nested in another whose bounds follow the outer loop's counter has a mean
+    trip count (not a whole number); `reason` explains an assumed or averaged count.
+    """
 
     location: str
-    trip_count: int
+    trip_count: int | float
     derived: bool
     reason: str = ""
 

@@ -106,6 +106,72 @@ func.func @main(%a: tensor<8x16xf32>) -> tensor<8xf32> {
     assert a.flops == 8 * 16 - 8  # 120 additions
 
 
+def _xla_unoptimized(fn, *args):
+    """XLA's own cost analysis of the program before its passes run."""
+    import jax
+    return jax.jit(fn).lower(*args).cost_analysis()
+
+
+def test_max_pool_gradient_selects_over_the_window_then_scatters_once():
+    """select_and_scatter: per source element, window - 1 selects and one scatter
+    add (XLA's HloCostAnalysis count), not window x (select + scatter)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    pool = lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1),
+                                       ((0, 0), (1, 1), (1, 1), (0, 0)))
+    grad = jax.grad(lambda x: pool(x).sum())
+    x = jnp.ones((2, 10, 10, 3))
+    a = stablecost.analyze(jax.jit(grad).lower(x))
+    (cost,) = [c for op, c in zip(a.program.ops, a.costs) if op.opcode == "select_and_scatter"]
+    assert cost.flops == 2 * 5 * 5 * 3 * (8 + 1)
+    assert a.per_opcode["select_and_scatter"].flops == 1350
+
+
+def test_scatter_with_two_operands_applies_its_body_once_per_update_position():
+    text = """
+func.func @main(%a: tensor<100x8xf32>, %b: tensor<100x8xf32>, %i: tensor<20x1xi32>, %u: tensor<20x8xf32>, %v: tensor<20x8xf32>) -> (tensor<100x8xf32>, tensor<100x8xf32>) {
+  %0:2 = "stablehlo.scatter"(%a, %b, %i, %u, %v) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>, %z: tensor<f32>, %w: tensor<f32>):
+    %s = stablehlo.add %x, %z : tensor<f32>
+    %t = stablehlo.add %y, %w : tensor<f32>
+    stablehlo.return %s, %t : tensor<f32>, tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<100x8xf32>, tensor<100x8xf32>, tensor<20x1xi32>, tensor<20x8xf32>, tensor<20x8xf32>) -> (tensor<100x8xf32>, tensor<100x8xf32>)
+  return %0#0, %0#1 : tensor<100x8xf32>, tensor<100x8xf32>
+}
+"""
+    _, a = _cost(text)
+    assert a.flops == 20 * 8 * 2   # 160 positions, two adds each (XLA: 320)
+
+
+def test_transcendentals_inside_window_bodies_are_counted():
+    """cumlogsumexp lowers to a reduce_window whose body is logaddexp (an exp and a
+    log1p): XLA counts 448 transcendentals on a 4x8 input, and so do we."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    fn = lambda x: lax.cumlogsumexp(x, axis=1)
+    x = jnp.ones((4, 8))
+    a = stablecost.analyze(__import__("jax").jit(fn).lower(x))
+    xla = _xla_unoptimized(fn, x)
+    assert a.transcendentals == xla["transcendentals"] == 4 * 8 * 7 * 2
+    assert a.flops == xla["flops"]
+
+
+def test_complex_dots_and_reductions_count_real_flops_like_elementwise_ops():
+    """One convention for complex values: a complex multiply-add is 8 real FLOPs in a
+    dot, a complex add 2 in a reduction (as in test_complex_arithmetic_counts_real_flops)."""
+    import jax
+    import jax.numpy as jnp
+
+    c = jnp.ones((4, 8), jnp.complex64)
+    dot = stablecost.analyze(jax.jit(lambda a, b: a @ b).lower(c, jnp.ones((8, 3), jnp.complex64)))
+    assert dot.per_opcode["dot_general"].flops == 8 * 4 * 3 * 8
+    total = stablecost.analyze(jax.jit(lambda a: a.sum()).lower(jnp.ones(16, jnp.complex64)))
+    assert total.per_opcode["reduce"].flops == 15 * 2
+
+
 def test_cumulative_reduce_window_is_priced_as_xlas_tiled_scan():
     """jnp.cumsum lowers to a reduce_window as wide as the axis (quadratic as written);
     XLA rewrites it into a scan over tiles of 16, so that is what is priced."""

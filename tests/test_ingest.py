@@ -119,6 +119,37 @@ def test_scan_trip_count_and_nested_loops():
     assert mul.count == 20
 
 
+def test_values_carried_by_a_loop_are_not_their_initial_constants():
+    """`acc + xs[i]` with acc starting at zeros is real work in every iteration: the
+    body's acc is the previous iteration's sum, not the constant it started from."""
+    def f(xs):
+        return jax.lax.fori_loop(0, 10, lambda i, acc: acc + xs[i], jnp.zeros(1000))
+
+    a = stablecost.analyze(stablecost.load_program(_lowered_text(f, jnp.ones((10, 1000)))))
+    big_add = next(c for op, c in zip(a.program.ops, a.costs)
+                   if op.opcode == "add" and op.results[0].shape == (1000,))
+    assert big_add.flops == 1000 and a.per_opcode["add"].flops >= 10 * 1000
+
+
+@pytest.mark.parametrize("inner, runs, mean", [
+    (lambda i, body, c: jax.lax.fori_loop(0, i, body, c), 0 + 1 + 2 + 3 + 4, 2),
+    (lambda i, body, c: jax.lax.fori_loop(i, 5, body, c), 5 + 4 + 3 + 2 + 1, 3),
+    (lambda i, body, c: jax.lax.fori_loop(0, i + 1, body, c), 1 + 2 + 3 + 4 + 5, 3),
+    (lambda i, body, c: jax.lax.fori_loop(0, 4 - i, body, c), 4 + 3 + 2 + 1 + 0, 2),
+])
+def test_loop_bounded_by_the_enclosing_loops_counter_runs_the_exact_total(inner, runs, mean):
+    """A triangular loop nest: the inner trip count is the mean over the outer
+    iterations (a derived count, explained in the notes), so the matmul's count is
+    the exact number of times it runs."""
+    def f(c):
+        return jax.lax.fori_loop(0, 5, lambda i, c: inner(i, lambda j, v: v @ v, c), c)
+
+    p = stablecost.load_program(_lowered_text(f, jnp.ones((8, 8))))
+    assert [(l.trip_count, l.derived) for l in p.loops] == [(5, True), (mean, True)]
+    assert next(op for op in p.ops if op.opcode == "dot_general").count == runs
+    assert any("enclosing loop's counter" in n for n in p.notes)
+
+
 def test_while_with_data_dependent_trip_count_is_flagged():
     def f(x):
         return jax.lax.while_loop(lambda c: c.sum() < 100.0, lambda c: c * 2.0, x)
