@@ -164,7 +164,7 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     again completes an interrupted sweep."""
     if kind not in ("kernel", "program"):
         raise InvalidArgumentError(f"collect kind {kind!r}; allowed: kernel, program")
-    if budget_minutes is not None and budget_minutes <= 0:
+    if budget_minutes is not None and not budget_minutes > 0:   # NaN too
         raise InvalidArgumentError(f"--budget-minutes {budget_minutes}: must be > 0")
     chosen = check_families(kind, families)
     machine = local_machine()

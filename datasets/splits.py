@@ -31,7 +31,8 @@ def assign_splits(group_ids: Sequence[str], seed: int = 0,
     """The split of each row, from its group id."""
     from ..errors import InvalidArgumentError
 
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
+    if len(fractions) != 3 or not all(f >= 0 for f in fractions) or \
+            not abs(sum(fractions) - 1) <= 1e-9:   # `not <=` is true for NaN too
         raise InvalidArgumentError(f"split fractions {list(fractions)}: need three "
                                    "non-negative numbers (train, val, test) summing to 1")
     cache: dict[str, str] = {}

@@ -122,6 +122,9 @@ class DatasetInfo:
             raise DatasetError(f"{path}: not a stablecost dataset (no {DATASET_FILE})") from None
         except (OSError, ValueError) as exc:
             raise DatasetError(f"{meta_path}: unreadable ({exc})") from None
+        if not isinstance(meta, dict):
+            raise DatasetError(f"{meta_path}: holds a JSON {type(meta).__name__}, not the "
+                               "object stablecost writes")
         version = meta.get("schema_version")
         if version != SCHEMA_VERSION:
             raise DatasetError(
@@ -153,11 +156,16 @@ def find_datasets(path: str | os.PathLike) -> list[Path]:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):   # a failed write leaves nothing behind
+            tmp.unlink()
+        raise
     _fsync_dir(path.parent)
 
 

@@ -95,12 +95,10 @@ def _module(source: Any, name: str | None, example_args: tuple, example_kwargs: 
             mesh: Mesh | None) -> tuple[Any, str]:
     if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
         path = Path(source)
-        if not path.is_file():
-            raise InvalidArgumentError(
-                f"program file not found: {str(path)!r} (give a .mlir or .mlirbc path, "
-                "MLIR text, bytes, or a JAX function)")
         label = name or str(path)
-        return _parse_bytes(path.read_bytes(), label), label
+        data = read_program_file(path, "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX "
+                                       "function")
+        return _parse_bytes(data, label), label
     if isinstance(source, str):
         label = name or "<string>"
         return parse_module(source, label), label
@@ -785,9 +783,28 @@ def _trip(start: int, bound: int, step: int, direction: str) -> int | None:
 def read_source_arg(arg: str) -> tuple[bytes, str]:
     """CLI helper: `-` reads stdin (text or bytecode), anything else is a path."""
     if arg == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
-    path = Path(arg)
-    if not path.is_file():
+        data = sys.stdin.buffer.read()
+        if not data.strip():
+            raise InvalidArgumentError("the program on stdin is empty (pipe MLIR text or "
+                                       ".mlirbc bytecode, or give a path)")
+        return data, "<stdin>"
+    return read_program_file(Path(arg), "a .mlir or .mlirbc path, or - for stdin"), arg
+
+
+def read_program_file(path: Path, allowed: str) -> bytes:
+    """A program file's bytes; a missing, unreadable or empty path is a user error
+    (`allowed` says what could be given instead)."""
+    shown = str(path)
+    if path.is_dir():
+        raise InvalidArgumentError(f"program path {shown!r} is a directory (give {allowed})")
+    if not path.exists():
+        raise InvalidArgumentError(f"program file not found: {shown!r} (give {allowed})")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
         raise InvalidArgumentError(
-            f"program file not found: {arg!r} (give a .mlir or .mlirbc path, or - for stdin)")
-    return path.read_bytes(), arg
+            f"cannot read program file {shown!r}: {exc.strerror or exc} (give {allowed})"
+        ) from None
+    if not data.strip():
+        raise InvalidArgumentError(f"program file {shown!r} is empty (give {allowed})")
+    return data

@@ -35,6 +35,8 @@ from ..errors import InvalidArgumentError, PartitionError
 Mesh = tuple[tuple[str, int], ...]
 
 _MESH_HELP = "give AXIS=SIZE pairs separated by commas, e.g. data=4,model=2"
+# Larger than any machine built (2^20 chips); a typo such as data=99999999999 is caught.
+MAX_MESH_DEVICES = 1 << 20
 
 
 def parse_mesh(mesh: Any) -> Mesh:
@@ -50,7 +52,8 @@ def parse_mesh(mesh: Any) -> Mesh:
             raise InvalidArgumentError(f"mesh '' is empty; {_MESH_HELP}")
         for part in text.split(","):
             name, eq, size = part.strip().partition("=")
-            if not eq or not name.strip() or not size.strip().isdigit():
+            size = size.strip()
+            if not eq or not name.strip() or not (size.isascii() and size.isdigit()):
                 raise InvalidArgumentError(f"mesh {mesh!r} is not valid ({part.strip()!r}); "
                                            f"{_MESH_HELP}")
             pairs.append((name.strip(), int(size)))
@@ -81,6 +84,10 @@ def parse_mesh(mesh: Any) -> Mesh:
         out.append((name, size))
     if not out:
         raise InvalidArgumentError(f"mesh has no axes; {_MESH_HELP}")
+    if mesh_size(tuple(out)) > MAX_MESH_DEVICES:
+        raise InvalidArgumentError(
+            f"mesh {mesh_text(tuple(out))!r} has {mesh_size(tuple(out)):,} devices; at most "
+            f"{MAX_MESH_DEVICES:,} are supported")
     names = [n for n, _ in out]
     if len(set(names)) != len(names):
         raise InvalidArgumentError(f"mesh {mesh_text(tuple(out))!r} names an axis twice")
@@ -198,6 +205,10 @@ def remesh(module: Any, mesh: Mesh, label: str) -> None:
 
 # --------------------------------------------------------------------------- partitioning
 
+# XLA's partitioner runs on a private CPU client with one device per chip; its memory
+# and time grow with the device count.
+MAX_PARTITION_DEVICES = 4096
+
 _clients: dict[int, Any] = {}
 _clients_lock = threading.Lock()
 
@@ -218,6 +229,11 @@ def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, lis
     whose replica groups are mesh axes over a permuted device order, that order by
     channel id (the HLO -> StableHLO conversion drops it)."""
     n = mesh_size(mesh)
+    if n > MAX_PARTITION_DEVICES:
+        raise InvalidArgumentError(
+            f"{label}: mesh {mesh_text(mesh)} has {n:,} devices; a program sharded by "
+            f"annotations is partitioned on one CPU device per chip, at most "
+            f"{MAX_PARTITION_DEVICES:,} (give a smaller mesh, or a per-device program)")
     try:
         from jax._src import compiler
         from jax._src.lib import xla_client

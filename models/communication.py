@@ -91,7 +91,8 @@ def parse_topology_spec(spec: Any) -> tuple[str, tuple[int, ...] | None]:
     dims: tuple[int, ...] | None = None
     if dims_text:
         parts = dims_text.strip().split("x")
-        if not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        if not all(p.strip().isascii() and p.strip().isdigit() and int(p) >= 1
+                   for p in parts):
             raise InvalidArgumentError(
                 f"topology {spec!r}: dims {dims_text!r} are not integers >= 1 joined by 'x'; "
                 f"allowed: {TOPOLOGY_HELP}")

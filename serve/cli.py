@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
 
@@ -111,9 +112,18 @@ def _load(arg: str, mesh=None):
 def _console():
     from rich.console import Console
 
-    console = Console(highlight=False)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # `stablecost predict ... | head`: the reader had enough, which is not an
+            # error (rich exits 1 here); the same as main()'s BrokenPipeError
+            self.quiet = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise SystemExit(0)
+
+    console = _Console(highlight=False)
     if not console.is_terminal:  # pipes and CI logs: do not squeeze tables into 80 columns
-        console = Console(highlight=False, width=160)
+        console = _Console(highlight=False, width=160)
     return console
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
+
+from . import checks
 
 DEFAULT_DATA_DIR = "stablecost-data"
 EXIT_INVALID_DATA = 1
@@ -80,9 +83,16 @@ def _collect(args: argparse.Namespace) -> int:
     from ..datasets.collect import collect
     from ..errors import InvalidArgumentError
 
-    families = [f.strip() for f in args.families.split(",") if f.strip()] if args.families else None
+    families = None
+    if args.families is not None:
+        families = [f.strip() for f in args.families.split(",") if f.strip()]
+        if not families:
+            raise InvalidArgumentError(f"--families {args.families!r} names no family; give "
+                                       "comma-separated names, or leave it out for all")
     if args.max_samples is not None and args.max_samples <= 0:
         raise InvalidArgumentError(f"--max-samples {args.max_samples}: must be > 0")
+    checks.positive(budget_minutes=args.budget_minutes)
+    checks.output_dir(args.out, "--out")
     kind = "kernel" if args.what == "kernels" else "program"
     budget = args.budget_minutes
     if budget is None and kind == "kernel" and args.max_samples is None:
@@ -184,8 +194,11 @@ def _split(args: argparse.Namespace) -> int:
     try:
         fractions = [float(x) for x in args.fractions.split(",")]
     except ValueError:
+        fractions = []
+    if len(fractions) != 3 or not all(math.isfinite(f) for f in fractions):
         raise InvalidArgumentError(f"--fractions {args.fractions!r}: need three numbers like "
-                                   "0.7,0.15,0.15") from None
+                                   "0.7,0.15,0.15")
+    checks.output_file(args.out, "--out")
     frame = store.read_frame(args.path, columns=["sample_id", "group_id", "kind"])
     frame["split"] = assign_splits(frame["group_id"].tolist(), args.seed, fractions)
     for split in SPLITS:
@@ -256,6 +269,7 @@ def _import(args: argparse.Namespace) -> int:
             sys.stderr.write(f"import: {done:,}/{total:,} rows{share}, reading {label}\n")
             sys.stderr.flush()
 
+    checks.output_dir(args.out, "--out")
     summary = run_import(args.path, args.out, progress=progress, jobs=args.jobs)
     print(summary.format())
     return 0

@@ -45,9 +45,11 @@ def add_parsers(sub: Any, parser_class: type) -> None:
 def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InvalidArgumentError(f"--port must be in 0..65535, got {args.port}")
-    if not 0 < args.max_request_mb < 1024 * 1024:  # also refuses nan and inf
+    # also refuses nan and inf, and sizes below one byte
+    if not 1 <= args.max_request_mb * 1024 * 1024 < 1024 ** 4:
         raise InvalidArgumentError(
-            f"--max-request-mb must be a size in MiB > 0, got {args.max_request_mb:g}")
+            f"--max-request-mb must be a size in MiB from 1 byte (1e-6) to 1 TiB, got "
+            f"{args.max_request_mb:g}")
     if args.workers < 1:
         raise InvalidArgumentError(f"--workers must be >= 1, got {args.workers}")
     if args.threads is not None and args.threads < 1:

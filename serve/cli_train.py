@@ -15,6 +15,8 @@ import argparse
 import sys
 from typing import Any
 
+from . import checks
+
 
 def add_parsers(sub: Any, parser_class: type) -> None:
     train = sub.add_parser("train", help="train a learned cost model (tracked in MLflow)")
@@ -85,21 +87,30 @@ def _say(message: str) -> None:
     sys.stderr.flush()
 
 
-def _check_positive(**values: float | None) -> None:
+def _check_tracking(uri: str | None, experiment: str) -> None:
+    """Connect to the MLflow store before training, not after."""
     from ..errors import InvalidArgumentError
+    from ..train import tracking
 
-    for name, value in values.items():
-        if value is not None and value <= 0:
-            raise InvalidArgumentError(f"--{name.replace('_', '-')} {value}: must be > 0")
+    try:
+        tracking.configure(uri, experiment)
+    except Exception as exc:   # MLflow raises its own types, and ValueError for bad URIs
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise InvalidArgumentError(
+            f"--tracking-uri {uri or tracking.DEFAULT_TRACKING_URI!r}: MLflow cannot use it "
+            f"({first}); give e.g. sqlite:///mlflow.db, a folder, or http://HOST:PORT"
+        ) from None
 
 
 def _train(args: argparse.Namespace) -> int:
+    checks.output_dir(args.save, "--save")
     if args.model == "xgboost":
         from ..train.xgboost_train import train_xgboost
 
-        _check_positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
+        checks.positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
                         learning_rate=args.learning_rate, max_rows=args.max_rows,
                         select_rows=args.select_rows)
+        _check_tracking(args.tracking_uri, args.experiment)
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
             n_estimators=args.n_estimators, max_depth=args.max_depth,
@@ -110,8 +121,9 @@ def _train(args: argparse.Namespace) -> int:
     else:
         from ..train.gnn_train import train_gnn
 
-        _check_positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
+        checks.positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
                         batch_size=args.batch_size, members=args.members)
+        _check_tracking(args.tracking_uri, args.experiment)
         result = train_gnn(
             args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
             seed=args.seed, epochs=args.epochs, hidden=args.hidden, layers=args.layers,
@@ -166,6 +178,7 @@ def _print_result(result: Any) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from ..train.evaluate import evaluate
 
+    checks.output_dir(args.out, "--out")
     result = evaluate(args.data, hardware=args.hardware, out=args.out, seed=args.seed,
                       progress=_say)
     for scope, table in (("kernel samples", result.kernels), ("programs", result.programs)):

@@ -47,6 +47,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (HardwareSpecError, InvalidArgumentError, RequestTooLargeError,
                       StablecostError, UnknownHardwareError)
+from ..featurize.partition import MAX_MESH_DEVICES
 from .cache import LRUCache, content_key
 
 logger = logging.getLogger("stablecost.serve")
@@ -71,7 +72,9 @@ func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
 # --------------------------------------------------------------------------- schema
 
 
-Mesh = dict[Annotated[str, Field(min_length=1)], Annotated[int, Field(gt=0)]]
+# strict: true and 2.0 are not sizes (parse_mesh rejects them too)
+Mesh = dict[Annotated[str, Field(min_length=1)],
+            Annotated[int, Field(gt=0, le=MAX_MESH_DEVICES, strict=True)]]
 
 
 class PredictRequest(BaseModel):
@@ -298,7 +301,12 @@ def _predict_parameters() -> frozenset[str]:
 
 def _decode_program(req: PredictRequest) -> bytes:
     if req.program is not None:
-        return req.program.encode("utf-8")
+        try:
+            return req.program.encode("utf-8")
+        except UnicodeEncodeError as exc:   # a lone surrogate (\ud800) in the JSON
+            raise InvalidArgumentError(
+                f"program is not valid Unicode text ({exc.reason} at character {exc.start}); "
+                "give MLIR text, or its bytes in program_base64") from None
     try:
         return base64.b64decode(req.program_base64 or "", validate=True)
     except (binascii.Error, ValueError) as exc:

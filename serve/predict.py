@@ -182,7 +182,9 @@ class _Prepared:
         learned = learned_kernels(analysis, hw, times) if fidelity == "learned" else None
         rows: list[KernelRow] = []
         durations: list[float] = []
-        overhead_s = learned.floor_s if learned is not None else 0.0
+        # the learned per-call floor sits on the first compute kernel (_scale_to_step)
+        has_compute = not all(self.is_collective)
+        overhead_s = learned.floor_s if learned is not None and has_compute else 0.0
         for i, (kernel, t) in enumerate(zip(analysis.kernels, times)):
             root = prog.ops[kernel.root]
             low = high = None
@@ -515,13 +517,17 @@ def _topology(entry: _Prepared, hw: Hardware, spec: str | Topology | None
     if spec is None and entry.devices <= 1:
         return None, None
     try:
-        return parse_topology(spec, hw, entry.devices), None
+        topology = parse_topology(spec, hw, entry.devices)
     except InvalidArgumentError as exc:
         if spec is not None:
             raise
         if not entry.has_collectives:
             return None, None
         return None, f"communication is not priced: {exc}"
+    if spec is not None and not entry.has_collectives:
+        return topology, (f"the topology ({topology.describe()}) changes nothing: the "
+                          "program has no collectives")
+    return topology, None
 
 
 def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
@@ -529,9 +535,9 @@ def _compute(entry: _Prepared, hw: Hardware, hw_key: Any, fidelity: str,
     _, rows, durations, overhead_s, learned_note = entry.hardware_rows(hw, hw_key, fidelity)
     notes = list(entry.analysis.notes) + ([learned_note] if learned_note else [])
     collectives: list[CollectiveRow] = []
+    if topology_note:
+        notes.append(topology_note)
     if entry.has_collectives:
-        if topology_note:
-            notes.append(topology_note)
         collectives, comm_notes = entry.collective_rows(topology)
         notes.extend(comm_notes)
         if collectives:

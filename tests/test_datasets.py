@@ -289,11 +289,72 @@ def test_noise_refuses_other_machines_data(tmp_path):
         noise(tmp_path, samples=1)
 
 
-def test_collect_rejects_bad_arguments(capsys):
+def test_collect_rejects_bad_arguments(capsys, tmp_path):
     assert main(["collect", "kernels", "--families", "dot,conv"]) == 2
     assert "unknown kernel families dot, conv; allowed: dot_general" in capsys.readouterr().err
     assert main(["collect", "kernels", "--budget-minutes", "0"]) == 2
     assert main(["dataset", "split", "x", "--fractions", "a,b"]) == 2
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    for argv, match in [
+        (["collect", "kernels", "--budget-minutes", "nan", "--out", str(tmp_path / "o")],
+         "must be a finite number > 0"),
+        (["collect", "programs", "--families", ",", "--out", str(tmp_path / "o")],
+         "names no family"),
+        (["collect", "kernels", "--max-samples", "1", "--out", str(a_file)], "is a file"),
+        (["dataset", "split", "x", "--fractions", "nan,0.5,0.5"], "need three numbers"),
+    ]:
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert match in err and err.count("\n") == 1, (argv, err)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["train", "xgboost", "--learning-rate", "nan"], "--learning-rate nan: must be a finite"),
+    (["train", "gnn", "--lr", "inf"], "--lr inf: must be a finite"),
+    (["train", "xgboost", "--save", "{file}"], "--save '{file}' is a file"),
+    (["train", "xgboost", "--tracking-uri", "bogus://x"], "--tracking-uri 'bogus://x': MLflow "
+                                                         "cannot use it"),
+    (["evaluate", "--out", "{file}"], "--out '{file}' is a file"),
+])
+def test_training_commands_check_their_arguments_before_any_work(argv, match, tmp_path, capsys):
+    """--data does not even exist: the checks come first, not after minutes of training."""
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    argv = [a.replace("{file}", str(a_file)) for a in argv]
+    assert main([*argv[:2], "--data", str(tmp_path / "none"), *argv[2:]]
+                if argv[0] == "train" else [argv[0], "--data", str(tmp_path / "none"), *argv[1:]]
+                ) == 2
+    err = capsys.readouterr().err
+    assert match.replace("{file}", str(a_file)) in err and err.count("\n") == 1
+
+
+def test_dataset_json_that_is_not_an_object_is_reported(tmp_path, capsys):
+    with store.DatasetWriter(tmp_path / "d", hardware="host-cpu", fingerprint=FP) as w:
+        w.add(_row(0))
+    (tmp_path / "d" / store.DATASET_FILE).write_text("[]")
+    assert main(["dataset", "info", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert "holds a JSON list" in err and err.count("\n") == 1
+    assert main(["dataset", "validate", str(tmp_path / "d")]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_split_out_is_checked_first_and_a_failed_write_leaves_no_temp_file(tmp_path, capsys):
+    with store.DatasetWriter(tmp_path / "d", hardware="host-cpu", fingerprint=FP) as w:
+        w.add(_row(0))
+    assert main(["dataset", "split", str(tmp_path / "d"), "--out", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert "is a directory" in err and out == ""
+    assert main(["dataset", "split", str(tmp_path / "d"), "--out",
+                 str(tmp_path / "no" / "such.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    target = tmp_path / "taken"
+    target.mkdir()
+    with pytest.raises(OSError):
+        store.atomic_write_bytes(target, b"data")   # rename onto a directory fails
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "taken"]
 
 
 def test_split_cli_writes_assignment(tmp_path, capsys):

@@ -110,6 +110,7 @@ def test_cli_stdin_and_human_tables(examples_dir):
 
 @pytest.mark.parametrize("args,message", [
     (("predict", "missing.mlir", "--hardware", "H100-SXM"), b"program file not found"),
+    (("predict", "{dir}", "--hardware", "H100-SXM"), b"is a directory (give a .mlir"),
     (("predict", "{prog}", "--hardware", "H1000"), b"unknown hardware 'H1000'; valid names"),
     (("predict", "{prog}", "--hardware", "H100-SXM", "--fidelity", "magic"),
      b"unknown fidelity 'magic'; allowed: auto, roofline, learned, all"),
@@ -118,7 +119,7 @@ def test_cli_stdin_and_human_tables(examples_dir):
 ])
 def test_cli_user_errors_are_one_line_exit_2(args, message, examples_dir):
     prog = str(examples_dir / "mlp_train_step.mlir")
-    r = _cli(*[a.replace("{prog}", prog) for a in args])
+    r = _cli(*[a.replace("{prog}", prog).replace("{dir}", str(examples_dir)) for a in args])
     assert r.returncode == 2
     assert message in r.stderr
     assert b"Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
@@ -129,3 +130,34 @@ def test_cli_malformed_program_from_stdin():
     assert r.returncode == 2
     assert r.stderr.startswith(b"stablecost: error: <stdin>:1:")
     assert b"Traceback" not in r.stderr
+
+
+def test_cli_empty_and_unreadable_programs_are_user_errors(tmp_path, monkeypatch):
+    from stablecost.errors import InvalidArgumentError
+    from stablecost.featurize.ingest import read_program_file
+
+    r = _cli("predict", "-", "--hardware", "H100-SXM", stdin=b"  \n")
+    assert r.returncode == 2 and b"the program on stdin is empty" in r.stderr
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("")
+    with pytest.raises(InvalidArgumentError, match="is empty"):
+        stablecost.load_program(str(empty))
+    locked = tmp_path / "locked.mlir"
+    locked.write_text("x")
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(type(locked), "read_bytes", refuse)
+    with pytest.raises(InvalidArgumentError, match="cannot read program file .*Permission denied"):
+        read_program_file(locked, "a path")
+
+
+def test_a_closed_pipe_ends_the_cli_quietly(monkeypatch):
+    """`stablecost predict ... | head`: rich's default exits 1 when the reader goes."""
+    from stablecost.serve import cli
+
+    monkeypatch.setattr(cli.os, "dup2", lambda *a: None)
+    with pytest.raises(SystemExit) as exc:
+        cli._console().on_broken_pipe()
+    assert exc.value.code == 0

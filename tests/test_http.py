@@ -232,6 +232,11 @@ def test_malformed_mlir_is_400_with_the_parser_message(server):
      "at least one name"),
     ({"program": "module {}", "hardware": "H100-SXM,warp-drive"}, "UnknownHardwareError",
      r"unknown hardware 'warp-drive'; valid names: .*H100-SXM.*TPU-v5p"),
+    ({"program": "\ud800", "hardware": "H100-SXM"}, "InvalidArgumentError",
+     "program is not valid Unicode text"),
+    ({"program": "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : "
+                 "tensor<4xf32> }", "hardware": "H100-SXM", "topology": "torus2d:\u00b2x4"},
+     "InvalidArgumentError", "are not integers"),
 ])
 def test_bad_input_is_a_typed_400(server, body, error_type, match):
     assert_error(predict(server, **body), 400, error_type, match)
@@ -251,6 +256,11 @@ def test_unknown_hardware_is_checked_before_parsing(server):
     ({"program": "x", "hardware": []}, "hardware: must be a name"),
     ({"program": "x", "hardware": "H100-SXM", "mesh": {"data": 0}}, r"mesh\.data: .*greater than 0"),
     ({"program": "x", "hardware": "H100-SXM", "mesh": [4, 2]}, "mesh: "),
+    ({"program": "x", "hardware": "H100-SXM", "mesh": {"data": True}}, r"mesh\.data: "),
+    ({"program": "x", "hardware": "H100-SXM", "mesh": {"data": 2.0}}, r"mesh\.data: "),
+    ({"program": "x", "hardware": "H100-SXM", "mesh": {"data": 1e23}}, r"mesh\.data: "),
+    ({"program": "x", "hardware": "H100-SXM", "mesh": {"data": 1 << 21}},
+     r"mesh\.data: .*less than or equal to 1048576"),
     ({"program": "x", "hardware": "H100-SXM", "overlap": "maybe"}, "overlap: "),
     ({"program": "x", "hardware": "H100-SXM", "hw": "typo"}, "hw: Extra inputs"),
     ([1, 2], "body: "),
@@ -392,7 +402,9 @@ def test_lru_cache_computes_once_under_concurrency():
 
 @pytest.mark.parametrize("argv, match", [
     (["--port", "70000"], "--port must be in 0..65535, got 70000"),
-    (["--max-request-mb", "0"], "--max-request-mb must be a size in MiB > 0"),
+    (["--max-request-mb", "0"], "--max-request-mb must be a size in MiB from 1 byte"),
+    (["--max-request-mb", "0.0000001"], "--max-request-mb must be a size in MiB from 1 byte"),
+    (["--max-request-mb", "nan"], "--max-request-mb must be a size in MiB from 1 byte"),
     (["--workers", "0"], "--workers must be >= 1"),
     (["--host", "no-such-host.invalid"], "--host 'no-such-host.invalid' does not resolve"),
 ])
