@@ -272,6 +272,7 @@ class _Walker:
         self.const_values: dict[int, int | float] = {}
         # value id of a loop counter inside its loop -> the values it takes
         self.counter_values: dict[int, range] = {}
+        self.also_from: dict[int, tuple[int, ...]] = {}
         self.type_cache: dict[Any, TensorType] = {}
         self.attr_cache: dict[Any, Any] = {}
         # location attribute -> shortened text, shared by the ops of this program
@@ -295,7 +296,7 @@ class _Walker:
             escaping=self.escaping, loops=self.loops,
             num_partitions=self._module_int(attrs, "mhlo.num_partitions"),
             num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
-            source=self.label, notes=self.notes,
+            source=self.label, notes=self.notes, also_from=self.also_from,
         )
 
     def _entry(self) -> str:
@@ -539,7 +540,11 @@ class _Walker:
                      and y.arg_number == i for i, y in enumerate(body_yield)]
         for block in (cond, body):
             for i, (arg, vid) in enumerate(zip(block.arguments, init)):
-                env[arg] = vid if invariant[i] else self._new_value(self.value_types[vid], -1)
+                if invariant[i]:
+                    env[arg] = vid
+                else:
+                    env[arg] = carried = self._new_value(self.value_types[vid], -1)
+                    self.also_from[carried] = (vid,)
         if isinstance(trip, int) and 0 < trip <= _MAX_COUNTER_VALUES:
             self._note_counters(init, body, body_yield, trip, invariant, env)
         self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
@@ -687,12 +692,15 @@ class _Walker:
         where = short_location(str(op.location))
         self.notes.append(f"{op.name} at {where}: {n} branches, each assumed to run "
                           f"1/{n} of the time")
-        first: list[int] | None = None
+        branches: list[list[int]] = []
         for region in op.regions:
             yields = self._walk_block(region.blocks[0], env, count / n, self._new_block())
             self.escaping.update(yields)
-            first = yields if first is None else first
-        self._bind_results(op, env, first or [])
+            branches.append(yields)
+        # a result is whichever branch's yield: a new value that waits for all of them
+        for i, result in enumerate(op.results):
+            vid = env[result] = self._new_value(self._type(result.type, op.name, op), -1)
+            self.also_from[vid] = tuple(b[i] for b in branches if i < len(b))
 
     def _manual_computation(self, op: Any, env: dict, count: float, block_id: int) -> None:
         body = op.regions[0].blocks[0]

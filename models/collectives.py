@@ -34,10 +34,13 @@ factors; NCCL src/graph/tuning.cc for tree, NVLS and multi-node rings):
     all_reduce
       ring              2(n-1) a + 2(n-1)/n B / bw         (busbw factor 2(n-1)/n;
                                                              Patarasuk & Yuan 2009)
-      tree              2 lg a  + max(2B / bw, B / (2 bw_p))  (NCCL double binary tree,
-                                                             Sanders, Speck & Traeff 2009:
+      tree              2 lg a  + max(2B / bw, B / (2 bw_p),  (NCCL double binary tree,
+                                  2(n-1)/n B / bw_g)        Sanders, Speck & Traeff 2009:
                                                              each tree carries B/2 up and
-                                                             down; NCCL algbw = busbw / 2)
+                                                             down; NCCL algbw = busbw / 2;
+                                                             bw_g: the group's links, the
+                                                             ring bound for 2-3 ranks of a
+                                                             fully connected fabric)
       halving_doubling  2 lg a  + 2(n-1)/n B / bw_p        (Rabenseifner; n not a power of
                                                              two: fold the extra ranks
                                                              first, +2 a + 2 B / bw_p)
@@ -88,7 +91,8 @@ algorithm in every phase where it applies.
 Default algorithm (`algorithm=None`): like NCCL, the cheapest of the library's enabled
 algorithms: all_reduce min(ring, tree, in_switch when the switch can reduce),
 all_gather/reduce_scatter min(ring, in_switch); on hierarchical topologies
-min(hierarchical, ring, tree) / min(hierarchical, ring); all_to_all and
+all_reduce min(hierarchical, ring, tree), all_gather/reduce_scatter ring (NCCL has no
+two-level scheme for them; `hierarchical` can still be asked for); all_to_all and
 collective_permute direct; broadcast ring. Tori: per-dimension rings (direct for
 all_to_all and permutes), as XLA:TPU does.
 """
@@ -257,7 +261,11 @@ def _flat(kind: str, algo: str, b: float, f: _Fabric) -> _Cost:
         if algo == RING:
             return 2 * (n - 1), 1, 2 * (n - 1) * a, 2 * share * b / ring_bw
         if algo == TREE:
-            return 2 * lg, 1, 2 * lg * a, max(2 * b / f.port_bytes_per_s, b / (2 * pair))
+            # the two trees use different links only when there are enough of them: with
+            # 2 or 3 ranks of a fully connected fabric they share one, so never below
+            # the all-reduce bound 2 (n-1)/n B over the group's links
+            return 2 * lg, 1, 2 * lg * a, max(2 * b / f.port_bytes_per_s, b / (2 * pair),
+                                             2 * share * b / ring_bw)
         if algo == DIRECT:
             return 1, 1, a, (n - 1) * b / ring_bw
         if algo == IN_SWITCH:
@@ -570,7 +578,10 @@ _HIER_ALGOS = {
 }
 _HIER_CHOICES = {
     ALL_REDUCE: (HIERARCHICAL_ALGO, RING, TREE),
-    ALL_GATHER: (HIERARCHICAL_ALGO, RING), REDUCE_SCATTER: (HIERARCHICAL_ALGO, RING),
+    # NCCL has no two-level all_gather / reduce_scatter: it runs them as rings across
+    # the nodes. Offering the hierarchical scheme by default priced a small all_gather
+    # over 2 nodes x 2 below the same 4 devices inside one node (fewer latency steps).
+    ALL_GATHER: (RING,), REDUCE_SCATTER: (RING,),
     ALL_TO_ALL: (DIRECT,), BROADCAST: (RING,), PERMUTE: (DIRECT,),
 }
 

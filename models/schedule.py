@@ -121,6 +121,18 @@ def kernel_graph(program: Program, kernels: Sequence[Kernel]
         for m in kernel.ops:
             owner[m].append(kernel.index)
     through: dict[int, frozenset[int]] = {}    # free op -> kernels it depends on
+    also = program.also_from   # loop-carried values and case/if results
+
+    def producing(v: int) -> list[int]:
+        """The ops a value waits for: its producer, and those of the values it also
+        stands for."""
+        found, stack = [], [v]
+        while stack:
+            w = stack.pop()
+            if producers[w] >= 0:
+                found.append(producers[w])
+            stack.extend(also.get(w, ()))
+        return found
 
     def sources(op_index: int) -> frozenset[int]:
         if owner[op_index]:
@@ -131,9 +143,9 @@ def kernel_graph(program: Program, kernels: Sequence[Kernel]
         through[op_index] = frozenset()   # break cycles (none expected)
         found: set[int] = set()
         for v in ops[op_index].inputs:
-            p = producers[v]
-            if p >= 0:
-                found |= sources(p)
+            for p in (producing(v) if v in also else (producers[v],)):
+                if p >= 0:
+                    found |= sources(p)
         result = frozenset(found)
         through[op_index] = result
         return result
@@ -144,13 +156,12 @@ def kernel_graph(program: Program, kernels: Sequence[Kernel]
         found: set[int] = set()
         for m in kernel.ops:
             for v in ops[m].inputs:
-                p = producers[v]
-                if p < 0 or p in members:
-                    continue
-                found |= sources(p)
+                for p in (producing(v) if v in also else (producers[v],)):
+                    if p >= 0 and p not in members:
+                        found |= sources(p)
         found.discard(kernel.index)
         deps.append(tuple(sorted(found)))
-    del sources   # the recursive closure is a reference cycle holding `owner`
+    del sources, producing   # recursive closures: reference cycles holding `owner`
     # Kahn's algorithm, smallest kernel index first: program order where possible.
     n = len(kernels)
     users: list[list[int]] = [[] for _ in range(n)]

@@ -488,3 +488,26 @@ def test_bytes_from_featurize_send_convention():
 
 def test_every_listed_algorithm_is_known():
     assert set(ALGORITHMS) >= {"ring", "tree", "halving_doubling", "direct", "in_switch"}
+
+
+@pytest.mark.parametrize("chip, n", [("MI300X", 2), ("MI300X", 3), ("MI300X", 8), ("V100-SXM2", 2)])
+def test_no_all_reduce_beats_the_bandwidth_bound_of_its_groups_links(chip, n):
+    """All-reduce moves 2(n-1)/n B per device (Patarasuk & Yuan 2009) over the n-1 links
+    to its peers: on a fully connected fabric a double binary tree of 2 or 3 ranks has
+    to share a link and is no faster than that."""
+    topology = topology_for(chip, 8)
+    pair = topology.links[-1].bandwidth_bytes_per_s
+    bound = 2 * (n - 1) / n * 1e8 / ((n - 1) * pair)
+    for algorithm in ("ring", "tree"):
+        cost = collective_time("all_reduce", 1e8, tuple(range(n)), topology, algorithm=algorithm)
+        assert cost.beta_s >= bound * (1 - 1e-9), (algorithm, cost)
+
+
+@pytest.mark.parametrize("kind", ["all_gather", "reduce_scatter", "all_reduce"])
+@pytest.mark.parametrize("chip", ["A100-SXM-40GB", "MI300X", "V100-SXM2", "H100-SXM"])
+def test_a_group_spanning_nodes_is_never_faster_than_the_same_group_inside_one(kind, chip):
+    topology = topology_for(chip, 16, "hierarchical")
+    for size in (1e3, 1e4, 1e5, 1e6, 1e8):
+        inside = collective_time(kind, size, (0, 1, 2, 3), topology).time_s
+        across = collective_time(kind, size, (0, 1, 8, 9), topology).time_s
+        assert across >= inside * (1 - 1e-9), (size, inside, across)

@@ -426,3 +426,35 @@ def test_cli_bad_mesh_and_topology_are_one_line_exit_2(args, message, examples_d
     assert r.returncode == 2
     assert message in r.stderr and b"Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def _kernel_of(analysis, opcode, shape):
+    return next(k.index for k in analysis.kernels
+                if any(analysis.program.ops[m].opcode == opcode
+                       and analysis.program.ops[m].results[0].shape == shape for m in k.ops))
+
+
+def test_schedule_waits_for_every_branch_of_a_cond_and_for_a_loops_initial_value():
+    """A case/if result comes from whichever branch ran, and a loop body starts from the
+    value computed before the loop: the kernels reading them wait for those kernels."""
+    from stablecost.models.schedule import kernel_graph
+
+    def f(a, w):
+        x = a @ w                                                  # (8, 16)
+        x = jax.lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c @ w[:16, :16]), x)
+        y = jax.lax.cond(x[0, 0] > 0, lambda c: c, lambda c: (c @ w[:16, :4]) @ w[:4, :16], x)
+        return (y @ w[:16, :2]).sum()
+
+    a, w = jnp.ones((8, 32)), jnp.ones((32, 16))
+    analysis = stablecost.analyze(jax.jit(f).lower(a, w))
+    deps, _ = kernel_graph(analysis.program, analysis.kernels)
+    before = _kernel_of(analysis, "dot_general", (8, 16))
+    body = next(k.index for k in analysis.kernels if k.count == 3 and any(
+        analysis.program.ops[m].opcode == "dot_general" for m in k.ops))
+    assert before in deps[body]
+    second_branch = _kernel_of(analysis, "dot_general", (8, 4))
+    after = _kernel_of(analysis, "dot_general", (8, 2))
+    # the first branch returns its operand: only the second branch computes anything
+    def waits_for(k, target, seen=()):
+        return target in deps[k] or any(waits_for(d, target) for d in deps[k] if d not in seen)
+    assert waits_for(after, second_branch)
