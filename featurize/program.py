@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from ..dtypes import bits_per_element
 
-FEATURIZER_VERSION = "5"
+FEATURIZER_VERSION = "6"
 
 
 @dataclass(frozen=True, slots=True)

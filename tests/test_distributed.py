@@ -458,3 +458,10 @@ def test_schedule_waits_for_every_branch_of_a_cond_and_for_a_loops_initial_value
     def waits_for(k, target, seen=()):
         return target in deps[k] or any(waits_for(d, target) for d in deps[k] if d not in seen)
     assert waits_for(after, second_branch)
+
+
+def test_a_topology_that_changes_nothing_is_said_so():
+    program = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}"
+    p = stablecost.predict(program, "H100-SXM", topology="ring:4")
+    assert any("changes nothing: the program has no collectives" in n for n in p.notes)
+    assert not any("changes nothing" in n for n in stablecost.predict(program, "H100-SXM").notes)

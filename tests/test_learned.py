@@ -423,3 +423,11 @@ def test_learned_models_price_with_the_spec_they_were_trained_on(bundled, exampl
     assert "trained on another CPU (Other CPU, 64 cores" in out.note
     np.testing.assert_allclose(out.time_s,
                                learned.predict_kernels(base, analysis, cpu_slower).time_s)
+
+
+def test_a_program_without_compute_kernels_reports_no_overhead():
+    """The learned per-call floor sits on the first compute kernel: with none, the
+    overhead must not exceed the (zero) compute time."""
+    identity = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}"
+    p = stablecost.predict(identity, "host-cpu", fidelity="learned")
+    assert p.compute_s == 0 and p.overhead_s == 0
