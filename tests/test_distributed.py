@@ -418,7 +418,7 @@ def test_cli_mesh_prints_collectives_and_exposed_communication(examples_dir):
     (("--mesh", "data=\u00b2"), b"is not valid"),                 # a superscript two
     (("--topology", "torus2d:\u00b2x4"), b"are not integers >= 1"),
     (("--mesh", "data=99999999999,model=2"), b"at most 1,048,576 are supported"),
-    (("--mesh", "data=4096,model=2"), b"one CPU device per chip, at most 4,096"),
+    (("--mesh", "data=1025,model=2"), b"one CPU device per chip, at most 2,048"),
 ])
 def test_cli_bad_mesh_and_topology_are_one_line_exit_2(args, message, examples_dir):
     prog = str(examples_dir / "transformer_annotated_8dev.mlir")
