@@ -21,7 +21,8 @@ from typing import Any, Sequence
 
 from ..gcpause import gc_paused
 from ..dtypes import bits_per_element
-from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
+from ..errors import (InvalidArgumentError, ProgramParseError, StablecostError,
+                      UnsupportedProgramError)
 from .attributes import decode_attributes, kernel_config, scalar_constant
 from .mlir import BYTECODE_MAGIC, bindings, parse_module
 from .partition import (Mesh, abstract_lowering, mesh_size, mesh_text, module_bytecode,
@@ -84,6 +85,10 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     a program sharded by annotations is loaded as the global computation (a note says
     so).
     """
+    if name is not None and not isinstance(name, str):
+        raise InvalidArgumentError(f"name must be a string, got {type(name).__name__}")
+    if partition is not None and not isinstance(partition, bool):
+        raise InvalidArgumentError(f"partition must be True, False or None, got {partition!r}")
     mesh_t = None if mesh is None else parse_mesh(mesh)
     if isinstance(source, Program):
         return source if mesh_t is None else _program_on_mesh(source, mesh_t)
@@ -93,6 +98,9 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
 
 def _module(source: Any, name: str | None, example_args: tuple, example_kwargs: dict,
             mesh: Mesh | None) -> tuple[Any, str]:
+    if isinstance(source, str) and not source.strip():
+        raise InvalidArgumentError("program is an empty string (give a .mlir or .mlirbc "
+                                   "path, MLIR text, bytes, or a JAX function)")
     if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
         path = Path(source)
         label = name or str(path)
@@ -226,15 +234,24 @@ def _parse_bytes(data: bytes, label: str) -> Any:
 def _as_lowered(source: Any, args: tuple, kwargs: dict, mesh: Mesh | None = None) -> Any:
     if hasattr(source, "compiler_ir") and hasattr(source, "as_text"):
         return source  # jax.stages.Lowered
-    if mesh is not None and callable(source):
-        return abstract_lowering(source, args, kwargs, mesh)
-    if hasattr(source, "lower") and callable(source.lower):
-        return source.lower(*args, **kwargs)  # jitted function
-    if callable(source):
+    if not callable(source):
+        return None
+    try:
+        if mesh is not None:
+            return abstract_lowering(source, args, kwargs, mesh)
+        if hasattr(source, "lower") and callable(source.lower):
+            return source.lower(*args, **kwargs)  # jitted function
         import jax
 
         return jax.jit(source).lower(*args, **kwargs)
-    return None
+    except StablecostError:
+        raise
+    except Exception as exc:   # the user's function did not trace with these arguments
+        name = getattr(source, "__name__", type(source).__name__)
+        message = (str(exc).strip().splitlines() or [""])[0][:300]
+        raise InvalidArgumentError(
+            f"could not lower the JAX function {name} with the given example arguments: "
+            f"{type(exc).__name__}: {message}") from None
 
 
 def _walk(module: Any, label: str,

@@ -5,6 +5,7 @@ in the user's config dir.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import tomllib
@@ -129,6 +130,37 @@ class Hardware:
     measured: Mapping[str, Any] = field(default_factory=dict)
     path: str = ""
 
+    def __post_init__(self) -> None:
+        # A Hardware built in Python (or by dataclasses.replace) gets the numeric checks
+        # of a catalog file; its rate tables are copied read-only, so that replace()
+        # never shares the catalog's tables and a prediction cached for this object
+        # cannot go stale behind its back.
+        where = f"hardware {self.name!r}"
+        for table in ("matmul_flops_per_s", "vector_flops_per_s"):
+            rates = getattr(self, table)
+            if not isinstance(rates, Mapping) or any(d not in rates for d in _REQUIRED_DTYPES):
+                raise HardwareSpecError(f"{where}: {table} must map at least "
+                                        f"{list(_REQUIRED_DTYPES)} to FLOP/s, got {rates!r}")
+            bad = {k: v for k, v in rates.items() if not _positive(v)}
+            if bad:
+                raise HardwareSpecError(f"{where}: {table} has rates that are not positive "
+                                        f"numbers: {bad}")
+            object.__setattr__(self, table, _Rates(rates))
+        for name in ("transcendentals_per_s", "memory_bandwidth_bytes_per_s",
+                     "memory_capacity_bytes", "intra_node_bandwidth_bytes_per_s",
+                     "inter_node_bandwidth_bytes_per_s"):
+            if not _positive(getattr(self, name)):
+                raise HardwareSpecError(f"{where}: {name} must be a positive number, got "
+                                        f"{getattr(self, name)!r}")
+        for name in ("launch_overhead_s", "intra_node_latency_s", "inter_node_latency_s"):
+            if not _non_negative(getattr(self, name)):
+                raise HardwareSpecError(f"{where}: {name} must be a number >= 0, got "
+                                        f"{getattr(self, name)!r}")
+        if isinstance(self.chips_per_node, bool) or not isinstance(self.chips_per_node, int) \
+                or self.chips_per_node < 1:
+            raise HardwareSpecError(f"{where}: chips_per_node must be an integer >= 1, got "
+                                    f"{self.chips_per_node!r}")
+
     def matmul_peak_flops_per_s(self, dtype: str, precision: str | None = None) -> float:
         """Rate of dot/convolution in `dtype` (MLIR spelling). f32 runs at the rate of
         `f32_matmul_as` (tf32 on Ampere+, bf16 passes on TPU) unless the op asks for
@@ -180,6 +212,24 @@ class Hardware:
             "measured": dict(self.measured),
             "path": self.path,
         }
+
+
+class _Rates(dict):
+    """A read-only rate table (dtype -> FLOP/s): use dataclasses.replace(hw,
+    matmul_flops_per_s={...}) to change one."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("hardware rate tables are read-only; use dataclasses.replace(hw, "
+                        "matmul_flops_per_s={...}) for a changed chip")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
+
+    def __ior__(self, other: Any) -> "_Rates":
+        self._refuse()
+        return self
+
+    def __reduce__(self) -> tuple:
+        return _Rates, (dict(self),)
 
 
 _FALLBACK = {"f8": ("bf16", "f16"), "i8": ("bf16", "f16"), "tf32": ("f32",),
@@ -299,11 +349,17 @@ def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
 
 
 def _positive(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    return _number(value) and value > 0
 
 
 def _non_negative(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+    return _number(value) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool, NaN or infinity)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
 
 
 def _load_file(path: Path) -> Hardware:

@@ -17,6 +17,7 @@ collectives' alpha-beta prices and one list schedule.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import threading
@@ -201,7 +202,10 @@ class _Prepared:
                 root.location, kernel.count, kernel.flops, kernel.bytes_accessed,
                 time_s, total, t.compute_s, t.memory_s, t.bound, low, high))
         if learned is not None:
-            durations = _scale_to_step(durations, self.is_collective, learned)
+            durations, scale = _scale_to_step(durations, self.is_collective, learned)
+            if scale != 1.0:   # the rows add up to the step the GNN priced
+                rows = [r if self.is_collective[i] else _scaled(r, scale)
+                        for i, r in enumerate(rows)]
         value = (hw, rows, durations, overhead_s, learned.note if learned is not None else "")
         _bounded_set(self.by_hardware, key, value, self._MEMO_LIMIT)
         return value
@@ -234,20 +238,32 @@ def learned_hardware() -> list[str]:
     return available()
 
 
-def _scale_to_step(durations: list[float], is_collective: list[bool], learned: Any) -> list[float]:
+def _scale_to_step(durations: list[float], is_collective: list[bool], learned: Any
+                   ) -> tuple[list[float], float]:
     """Put the per-call floor on the first compute kernel and, when a step model gave
-    the step time, scale the compute kernels so that they add up to it."""
+    the step time, scale the compute kernels so that they add up to it. Returns the
+    durations and the scale applied to the compute kernels."""
     compute = [i for i, c in enumerate(is_collective) if not c]
     if not compute:
-        return durations
+        return durations, 1.0
     total = sum(durations[i] for i in compute)
     target = learned.step_s - learned.floor_s
     out = list(durations)
+    scale = 1.0
     if learned.step_source == "step_gnn" and total > 0 and target > 0:
+        scale = target / total
         for i in compute:
-            out[i] *= target / total
+            out[i] *= scale
     out[compute[0]] += learned.floor_s
-    return out
+    return out, scale
+
+
+def _scaled(row: KernelRow, scale: float) -> KernelRow:
+    low = None if row.time_low_s is None else row.time_low_s * scale
+    high = None if row.time_high_s is None else row.time_high_s * scale
+    return dataclasses.replace(row, time_s=row.time_s * scale,
+                               total_time_s=row.total_time_s * scale,
+                               time_low_s=low, time_high_s=high)
 
 
 def _bounded_set(memo: dict, key: Any, value: Any, limit: int) -> None:
@@ -265,8 +281,8 @@ class ProgramCache:
     """
 
     def __init__(self, maxsize: int = 64) -> None:
-        if maxsize < 1:
-            raise InvalidArgumentError(f"cache maxsize must be >= 1, got {maxsize}")
+        if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
+            raise InvalidArgumentError(f"cache maxsize must be an integer >= 1, got {maxsize!r}")
         self.maxsize = maxsize
         self._entries: OrderedDict[Any, _Prepared] = OrderedDict()
         self._lock = threading.Lock()
@@ -346,24 +362,23 @@ class ProgramCache:
 
     def _key(self, program: Any, mesh: Mesh | None, args: tuple,
              kwargs: dict) -> tuple[Any, Any, Any]:
-        from ..featurize.ingest import _looks_like_path, load_program
+        from ..featurize.ingest import _looks_like_path, load_program, read_program_file
+
+        if isinstance(program, str) and not program.strip():
+            raise InvalidArgumentError(f"program is an empty string (give {_PROGRAM_FORMS})")
 
         version = FEATURIZER_VERSION
         if isinstance(program, Program):
             return (("object", id(program), mesh, version),
                     lambda: analyze(load_program(program, mesh=mesh)), program)
         if isinstance(program, (str, os.PathLike)) and _looks_like_path(program):
-            path = Path(program)
-            if not path.is_file():
-                raise InvalidArgumentError(
-                    f"program file not found: {str(path)!r} (give a .mlir or .mlirbc path, "
-                    "MLIR text, bytes, or a JAX function)")
-            data = path.read_bytes()
+            data = read_program_file(Path(program), _PROGRAM_FORMS)
             label = str(program)
             return (("file", label, hashlib.sha256(data).hexdigest(), mesh, version),
                     lambda: analyze(load_program(data, name=label, mesh=mesh)), None)
         if isinstance(program, (str, bytes)):
-            return (("content", self._digest(program), mesh, version),
+            # str and bytes load under different labels ("<string>", "<bytes>")
+            return (("content", type(program).__name__, self._digest(program), mesh, version),
                     lambda: analyze(load_program(program, mesh=mesh)), None)
         if isinstance(program, (bytearray, memoryview)):
             data = bytes(program)
@@ -384,6 +399,8 @@ class ProgramCache:
                 lambda: analyze(load_program(text, name=label, mesh=mesh)), None)
 
 
+_PROGRAM_FORMS = ("a .mlir or .mlirbc path, MLIR text, bytes, a Program or Analysis, or a "
+                  "JAX function")
 _CACHE = ProgramCache()
 
 
@@ -443,8 +460,25 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
         raise InvalidArgumentError(
             f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
     hw = resolve_hardware(hardware, fidelity)
-    entry = (cache or _CACHE).prepared(program, mesh)
-    return _predict_fidelity(entry, hw, fidelity, topology, bool(overlap))
+    entry = _cache(cache).prepared(program, mesh)
+    return _predict_fidelity(entry, hw, fidelity, topology, _overlap(overlap, True))
+
+
+def _overlap(value: Any, default: bool) -> bool:
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(f"overlap must be True or False, got {value!r}")
+    return value
+
+
+def _cache(cache: Any) -> "ProgramCache":
+    if cache is None:
+        return _CACHE
+    if not isinstance(cache, ProgramCache):
+        raise InvalidArgumentError(f"cache must be a ProgramCache or None, got "
+                                   f"{type(cache).__name__}")
+    return cache
 
 
 def resolve_hardware(hardware: str | Hardware, fidelity: str) -> Hardware:
@@ -492,7 +526,7 @@ def _predict(entry: _Prepared, hw: Hardware, fidelity: str,
              topology_spec: str | Topology | None, overlap: bool) -> Prediction:
     hw_key = _hardware_key(hw)
     topology, topology_note = _topology(entry, hw, topology_spec)
-    key = (hw_key, fidelity, topology, overlap)
+    key = (hw_key, fidelity, topology, topology_note, overlap)
     result = entry.results.get(key)
     if result is None:
         result = _compute(entry, hw, hw_key, fidelity, topology, topology_note, overlap)
@@ -571,7 +605,12 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
     """
     if errors not in ("raise", "return"):
         raise InvalidArgumentError(f"errors must be 'raise' or 'return', got {errors!r}")
-    cache = cache or _CACHE
+    cache = _cache(cache)
+    default_overlap = _overlap(overlap, True)
+    if isinstance(candidates, (str, bytes, Candidate)) or not isinstance(candidates, Iterable):
+        raise InvalidArgumentError(
+            f"candidates must be an iterable of Candidate, mappings or tuples, got "
+            f"{type(candidates).__name__}")
     out: list[Any] = []
     for item in candidates:
         try:
@@ -585,7 +624,7 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
                                    c.args, c.kwargs)
             out.append(_predict_fidelity(entry, hw, fid,
                                 c.topology if c.topology is not None else topology,
-                                bool(c.overlap if c.overlap is not None else overlap)))
+                                _overlap(c.overlap, default_overlap)))
         except StablecostError as exc:
             if errors == "raise":
                 raise
@@ -593,19 +632,29 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
     return out
 
 
+def _checked(c: Candidate) -> Candidate:
+    if not isinstance(c.args, (tuple, list)):
+        raise InvalidArgumentError(f"Candidate args must be a tuple of example arguments, "
+                                   f"got {type(c.args).__name__}")
+    if c.kwargs is not None and not isinstance(c.kwargs, Mapping):
+        raise InvalidArgumentError(f"Candidate kwargs must be a mapping, got "
+                                   f"{type(c.kwargs).__name__}")
+    return c
+
+
 def _candidate(item: Any) -> Candidate:
     if isinstance(item, Candidate):
-        return item
+        return _checked(item)
     if isinstance(item, Mapping):
         unknown = set(item) - set(Candidate.__dataclass_fields__)
         if unknown or "program" not in item:
             raise InvalidArgumentError(
                 f"candidate keys {sorted(item)} must include 'program' and only "
                 f"{sorted(Candidate.__dataclass_fields__)}")
-        return Candidate(**item)
+        return _checked(Candidate(**item))
     if isinstance(item, (tuple, list)) and 1 <= len(item) <= 5:
         names = ("program", "hardware", "mesh", "topology", "fidelity")
-        return Candidate(**dict(zip(names, item)))
+        return _checked(Candidate(**dict(zip(names, item))))
     raise InvalidArgumentError(
         f"a candidate is a Candidate, a mapping or a tuple (program, hardware[, mesh[, "
         f"topology[, fidelity]]]), got {type(item).__name__}")

@@ -465,3 +465,41 @@ def test_a_topology_that_changes_nothing_is_said_so():
     p = stablecost.predict(program, "H100-SXM", topology="ring:4")
     assert any("changes nothing: the program has no collectives" in n for n in p.notes)
     assert not any("changes nothing" in n for n in stablecost.predict(program, "H100-SXM").notes)
+
+
+def test_python_api_arguments_are_checked(examples_dir):
+    from stablecost import Candidate, InvalidArgumentError, predict, predict_many
+    from stablecost.serve.predict import ProgramCache
+
+    mlp = examples_dir / "mlp_train_step.mlir"
+    for call, match in [
+        (lambda: predict(mlp, overlap="no"), "overlap must be True or False"),
+        (lambda: predict(mlp, cache="x"), "cache must be a ProgramCache"),
+        (lambda: ProgramCache("5"), "maxsize must be an integer"),
+        (lambda: predict_many(5), "candidates must be an iterable"),
+        (lambda: predict_many([Candidate(mlp, args=5)]), "args must be a tuple"),
+        (lambda: predict(""), "program is an empty string"),
+        (lambda: stablecost.load_program(lambda a, b: a @ b), "could not lower the JAX "
+                                                               "function <lambda>"),
+        (lambda: stablecost.load_program(str(mlp), name=5), "name must be a string"),
+    ]:
+        with pytest.raises(InvalidArgumentError, match=match):
+            call()
+    # a candidate that does not trace is that candidate's error, not the batch's
+    bad = Candidate(lambda a, b: a @ b, "H100-SXM", args=(jnp.ones((4, 8)), jnp.ones((7, 8))))
+    out = predict_many([bad, Candidate(mlp, "H100-SXM")], errors="return")
+    assert isinstance(out[0], InvalidArgumentError) and out[1].step_time_s > 0
+
+
+def test_notes_and_labels_do_not_depend_on_what_was_predicted_before(examples_dir):
+    from stablecost.serve.predict import ProgramCache
+
+    mlp = examples_dir / "mlp_train_step.mlir"
+    cache = ProgramCache()
+    with_spec = stablecost.predict(mlp, "H100-SXM", topology="switch:1", cache=cache)
+    without = stablecost.predict(mlp, "H100-SXM", cache=cache)
+    assert any("changes nothing" in n for n in with_spec.notes)
+    assert not any("changes nothing" in n for n in without.notes)
+    text = mlp.read_text()
+    assert stablecost.predict(text.encode(), cache=cache).program == "<bytes>"
+    assert stablecost.predict(text, cache=cache).program == "<string>"

@@ -161,3 +161,29 @@ def test_a_closed_pipe_ends_the_cli_quietly(monkeypatch):
     with pytest.raises(SystemExit) as exc:
         cli._console().on_broken_pipe()
     assert exc.value.code == 0
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"memory_bandwidth_bytes_per_s": 0}, "memory_bandwidth_bytes_per_s must be a positive"),
+    ({"matmul_flops_per_s": {}}, "matmul_flops_per_s must map at least"),
+    ({"transcendentals_per_s": "1e12"}, "transcendentals_per_s must be a positive"),
+    ({"launch_overhead_s": -1.0}, "launch_overhead_s must be a number >= 0"),
+    ({"vector_flops_per_s": {"f32": float("nan"), "bf16": 1.0, "f16": 1.0}}, "not positive"),
+])
+def test_a_hardware_built_in_python_is_checked_like_a_catalog_file(change, match):
+    import dataclasses
+
+    with pytest.raises(stablecost.HardwareSpecError, match=match):
+        dataclasses.replace(stablecost.get_hardware("H100-SXM"), **change)
+
+
+def test_hardware_rates_are_read_only_and_replace_does_not_touch_the_catalog():
+    import dataclasses
+    import pickle
+
+    h100 = stablecost.get_hardware("H100-SXM")
+    copy = dataclasses.replace(h100)
+    with pytest.raises(TypeError, match="read-only"):
+        copy.matmul_flops_per_s["bf16"] = 1.0
+    assert stablecost.get_hardware("H100-SXM").matmul_flops_per_s["bf16"] > 1e14
+    assert pickle.loads(pickle.dumps(h100)) == h100

@@ -431,3 +431,17 @@ def test_a_program_without_compute_kernels_reports_no_overhead():
     identity = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}"
     p = stablecost.predict(identity, "host-cpu", fidelity="learned")
     assert p.compute_s == 0 and p.overhead_s == 0
+
+
+def test_learned_kernel_rows_add_up_to_the_step_the_gnn_priced(examples_dir):
+    from stablecost.serve.predict import learned_kernels, resolve_hardware
+
+    program = examples_dir / "transformer_block_train_step.mlir"
+    analysis = stablecost.analyze(program)
+    learned = learned_kernels(analysis, resolve_hardware("host-cpu", "learned"))
+    assert learned.step_source == "step_gnn"   # the rows are rescaled to its step time
+    p = stablecost.predict(analysis, "host-cpu", fidelity="learned")
+    total = sum(k.total_time_s for k in p.kernels) + p.overhead_s
+    assert total == pytest.approx(p.compute_s, rel=1e-9)
+    assert all(k.time_low_s <= k.time_s <= k.time_high_s for k in p.kernels
+               if k.time_low_s is not None)
