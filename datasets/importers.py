@@ -892,6 +892,24 @@ _worker_queue: Any = None
 def _init_worker(queue: Any) -> None:
     global _worker_queue
     _worker_queue = queue
+    _exit_with_parent()
+
+
+def _exit_with_parent(poll_s: float = 0.5) -> None:
+    """End this worker when the importer that started it is gone (killed: SIGKILL or
+    SIGTERM do not reach the pool): an orphan would keep the dataset's lock and make
+    the re-run fail. What it stored is kept; the re-run imports the rest."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="stablecost-parent-watch", daemon=True).start()
 
 
 def _run_in_worker(task: _Task, out_root: str) -> tuple[DatasetSummary, int, int]:

@@ -223,7 +223,7 @@ class DatasetWriter:
         self.fingerprint = dict(fingerprint)
         self.fingerprint_id = fingerprint_id(fingerprint)
         self.shard_rows = shard_rows
-        self._journal_rows: list[dict[str, Any]] = []
+        self._pending = 0            # journal rows since the last fold into a shard
         self._journal = None
         self._lock = None
         self._open()
@@ -251,27 +251,44 @@ class DatasetWriter:
             self._lock = None
             raise DatasetError(f"{self.path} is being written by another stablecost process") \
                 from None
-        self.done_ids: set[str] = set(_shard_ids(self.path))
-        self._recover_journal()
+        for stale in (self.path / SHARD_DIR).glob(".part-*.parquet.tmp"):
+            stale.unlink(missing_ok=True)   # a shard write killed before its rename
+        self.stored_ids: set[str] = set(_shard_ids(self.path))
+        self.done_ids: set[str] = set(self.stored_ids)
+        self._fold_journal()
         self._journal = open(self.path / JOURNAL, "a", encoding="utf-8")
 
-    def _recover_journal(self) -> None:
-        rows = [normalize_row(r) for r in _read_journal(self.path / JOURNAL)
-                if r["sample_id"] not in self.done_ids]
-        self.done_ids.update(r["sample_id"] for r in rows)
+    def _fold_journal(self) -> None:
+        """Move the journal file's rows that no shard holds yet into a new shard, then
+        empty the journal. The file, not what this process holds in memory, is the
+        record: a sample is in it once `add` returned, whatever interrupted us since;
+        and a shard written just before an interrupt is not written twice."""
+        journal = self.path / JOURNAL
+        rows: dict[str, dict[str, Any]] = {}
+        for raw in _read_journal(journal):
+            if raw["sample_id"] in self.stored_ids or raw["sample_id"] in rows:
+                continue
+            try:
+                rows[raw["sample_id"]] = normalize_row(raw)
+            except DatasetError as exc:
+                raise DatasetError(f"{journal}: {exc} (fix or delete that line; the other "
+                                   "rows are kept)") from None
         if rows:
-            self._write_shard(rows)
-        atomic_write_bytes(self.path / JOURNAL, b"")
+            self._write_shard(list(rows.values()))
+            self.stored_ids.update(rows)
+        self.done_ids.update(rows)
+        atomic_write_bytes(journal, b"")
+        self._pending = 0
 
     def close(self) -> None:
         if self._journal is None:
             return
         self._journal.close()
         self._journal = None
-        if self._journal_rows:
-            self._write_shard(self._journal_rows)
-            self._journal_rows = []
-        atomic_write_bytes(self.path / JOURNAL, b"")
+        # re-read what the shards hold: an interrupt may have come between a shard's
+        # rename and the bookkeeping after it
+        self.stored_ids = set(_shard_ids(self.path))
+        self._fold_journal()
         if self._lock is not None:
             fcntl.flock(self._lock, fcntl.LOCK_UN)
             self._lock.close()
@@ -298,8 +315,8 @@ class DatasetWriter:
         self._journal.flush()
         os.fsync(self._journal.fileno())
         self.done_ids.add(full["sample_id"])
-        self._journal_rows.append(full)
-        if len(self._journal_rows) >= self.shard_rows:
+        self._pending += 1
+        if self._pending >= self.shard_rows:
             self.flush()
 
     def add_many(self, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -315,21 +332,22 @@ class DatasetWriter:
             batch.append(full)
             if len(batch) >= 50_000:
                 self._write_shard(batch, BULK_COMPRESSION_LEVEL)
+                self.stored_ids.update(r["sample_id"] for r in batch)
                 added += len(batch)
                 batch = []
         if batch:
             self._write_shard(batch, BULK_COMPRESSION_LEVEL)
+            self.stored_ids.update(r["sample_id"] for r in batch)
             added += len(batch)
         return added
 
     def flush(self) -> None:
         """Move the journal's rows into a new shard."""
-        if not self._journal_rows:
+        if not self._pending:
             return
-        self._write_shard(self._journal_rows)
-        self._journal_rows = []
         self._journal.close()
-        atomic_write_bytes(self.path / JOURNAL, b"")
+        self._journal = None
+        self._fold_journal()
         self._journal = open(self.path / JOURNAL, "a", encoding="utf-8")
 
     def _write_shard(self, rows: list[dict[str, Any]], compression_level: int = 9) -> Path:
@@ -339,10 +357,14 @@ class DatasetWriter:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
         final = self.path / SHARD_DIR / f"part-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
         tmp = final.with_name(f".{final.name}.tmp")
-        pq.write_table(table, tmp, compression="zstd", compression_level=compression_level)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
+        try:
+            pq.write_table(table, tmp, compression="zstd", compression_level=compression_level)
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         _fsync_dir(final.parent)
         return final
 
@@ -378,6 +400,9 @@ def _shard_ids(dataset: Path) -> Iterator[str]:
 
 def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
     """Every row of every dataset at `path` (a dataset or a root), journal included."""
+    wanted = columns
+    if columns is not None and "sample_id" not in columns:
+        columns = [*columns, "sample_id"]   # to drop rows stored twice
     tables = []
     for dataset in find_datasets(path):
         DatasetInfo.read(dataset)
@@ -391,7 +416,7 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.
             table = pa.Table.from_pylist(pending, schema=SCHEMA)
             tables.append(table.select(columns) if columns else table)
     if not tables:
-        schema = SCHEMA if columns is None else pa.schema([SCHEMA.field(c) for c in columns])
+        schema = SCHEMA if wanted is None else pa.schema([SCHEMA.field(c) for c in wanted])
         return schema.empty_table()
     table = pa.concat_tables([t.replace_schema_metadata(None) for t in tables])
     if "sample_id" in table.column_names:  # journal rows that also reached a shard
@@ -400,7 +425,7 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.
         keep = [not (i in seen or seen.add(i)) for i in ids]
         if not all(keep):
             table = table.filter(pa.array(keep))
-    return table
+    return table if wanted is None or wanted == columns else table.select(wanted)
 
 
 def read_frame(path: str | os.PathLike, columns: list[str] | None = None):
@@ -442,6 +467,10 @@ def validate(path: str | os.PathLike, *, parse: bool = False) -> list[Validation
         report.rows = len(seen)
         for row in _read_journal(dataset / JOURNAL):
             if row["sample_id"] not in seen:
+                try:
+                    normalize_row(row)
+                except DatasetError as exc:
+                    report.problems.append(f"{dataset / JOURNAL}: {exc}")
                 report.rows += 1
                 seen.add(row["sample_id"])
     return reports

@@ -15,6 +15,7 @@ exit with code 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -78,6 +79,9 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_STORAGE_ERRORS = {errno.ENOSPC, errno.EDQUOT}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
@@ -94,6 +98,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_data.run(args)
     except StablecostError as exc:
         sys.stderr.write(f"stablecost: error: {exc}\n")
+        return EXIT_USER_ERROR
+    except OSError as exc:
+        if exc.errno not in _STORAGE_ERRORS:
+            raise
+        # a full disk or quota: what was measured before is kept (journal, atomic
+        # writes); the same command continues once there is room
+        where = f" writing {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"stablecost: error: {exc.strerror}{where}; free some space and "
+                         "run the same command again\n")
         return EXIT_USER_ERROR
     except BrokenPipeError:
         return 0

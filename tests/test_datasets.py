@@ -56,6 +56,108 @@ def test_writer_journal_becomes_shard_and_reads_back(tmp_path):
     assert report.ok and report.rows == 5 and report.shards == 2
 
 
+def test_an_interrupt_after_a_shard_is_written_stores_each_row_once(tmp_path, monkeypatch):
+    """Ctrl-C right after a flush renamed its shard into place: close() (run by the
+    `with`) must not write the same rows into a second shard."""
+    real = store._fsync_dir
+    calls = {"n": 0}
+
+    def interrupted_once(path):
+        if path.name == store.SHARD_DIR:      # right after a shard's rename
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise KeyboardInterrupt
+        real(path)
+
+    monkeypatch.setattr(store, "_fsync_dir", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP,
+                                 shard_rows=3) as w:
+            for i in range(5):
+                w.add(_row(i))
+    [report] = store.validate(tmp_path)
+    assert report.ok, report.problems
+    assert report.rows == 3 and len(store.read_table(tmp_path)) == 3
+
+
+def test_close_keeps_every_row_the_journal_file_holds(tmp_path):
+    """A journal line that is on disk counts, even if this process never got to note it
+    (an interrupt between the fsync and the bookkeeping)."""
+    w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+    w.add(_row(0))
+    line = json.dumps(store.normalize_row({**_row(1), "fingerprint": store.fingerprint_id(FP)}),
+                      default=store._json_default)
+    w._journal.write(line + "\n")
+    w._journal.flush()
+    w.close()
+    assert sorted(store.read_table(tmp_path).column("sample_id").to_pylist()) == ["s0", "s1"]
+
+
+def test_rows_stored_twice_are_counted_once_and_stale_temp_shards_go(tmp_path, capsys):
+    with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP) as w:
+        w._write_shard([store.normalize_row({**_row(0), "fingerprint": w.fingerprint_id})])
+        w._write_shard([store.normalize_row({**_row(0), "fingerprint": w.fingerprint_id})])
+    assert len(store.read_table(tmp_path, columns=["kind"])) == 1
+    assert main(["dataset", "info", str(w.path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == 1
+    stale = w.path / store.SHARD_DIR / ".part-x.parquet.tmp"
+    stale.write_bytes(b"half a shard")
+    store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP).close()
+    assert not stale.exists()
+
+
+def test_a_bad_journal_row_is_reported_by_validate_and_named_by_the_writer(tmp_path):
+    w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+    w.add(_row(0))
+    w._journal.close()
+    w._journal = None     # as if killed: the journal stays
+    journal = w.path / store.JOURNAL
+    journal.write_text(journal.read_text().replace('"kind":"kernel"', '"kind":"kernels"'))
+    [report] = store.validate(tmp_path)
+    assert not report.ok and "kind 'kernels'" in report.problems[0]
+    w._lock.close()
+    with pytest.raises(DatasetError, match=f"{journal}: row s0: kind 'kernels'.*fix or delete"):
+        store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+
+
+def test_a_full_disk_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    import errno
+
+    with store.DatasetWriter(tmp_path / "d", hardware="host-cpu", fingerprint=FP) as w:
+        w.add(_row(0))
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(store, "atomic_write_bytes", full)
+    out = tmp_path / "split.csv"
+    assert main(["dataset", "split", str(tmp_path / "d"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device writing" in err and err.count("\n") == 1
+
+
+def test_import_workers_end_when_the_importer_is_killed(tmp_path):
+    """A worker whose parent is gone exits (SIGKILL of the importer never reaches the
+    pool; an orphan kept the dataset lock and the re-run failed)."""
+    worker = ("import time\ntry:\n    from stablecost.datasets.importers import "
+              "_exit_with_parent\n    _exit_with_parent(0.05)\nexcept ImportError:\n    pass\n"
+              "time.sleep(60)")
+    parent = ("import os, subprocess, sys; p = subprocess.Popen([sys.executable, '-c', "
+              f"{worker!r}]); print(p.pid, flush=True); time_ = __import__('time'); "
+              "time_.sleep(3); os._exit(0)")
+    out = subprocess.run([sys.executable, "-c", parent], capture_output=True, timeout=60)
+    pid = int(out.stdout.split()[0])
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        status = Path(f"/proc/{pid}/status")
+        if not status.exists() or "State:\tZ" in status.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the orphaned worker kept running")
+
+
 def test_torn_journal_line_and_replayed_rows_are_recovered(tmp_path):
     w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
     w.add(_row(0))
