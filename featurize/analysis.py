@@ -27,9 +27,12 @@ class UnpricedOp:
     count: float
 
 
-@dataclass(slots=True, eq=False, weakref_slot=True)
+@dataclass(slots=True, eq=False, weakref_slot=True, frozen=True)
 class Analysis:
     """Totals per step (loop bodies weighted by trip counts, calls by call counts).
+
+    Immutable: `predict` prepares an Analysis once and keeps what it derived for as
+    long as the object lives (a changed one would mix old and new results).
 
     `bytes_accessed` charges every op its operands and results, as XLA's cost
     analysis does for an unfused program; `fused_bytes_accessed` counts bytes only at

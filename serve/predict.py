@@ -519,7 +519,19 @@ def _predict_fidelity(entry: "_Prepared", hw: Hardware, fidelity: str,
                 "exposed_communication_s": p.exposed_communication_s}
         if not has_learned:
             result.notes.append(f"no learned model for {hw.name}: only the roofline is shown")
+        elif _is_bundled_spec(hw):
+            result.notes.append(
+                f"{hw.name} is not calibrated on this machine: the roofline in by_fidelity "
+                "uses the spec the bundled model was trained with (`stablecost hardware "
+                "calibrate` measures this one)")
     return result
+
+
+def _is_bundled_spec(hw: Hardware) -> bool:
+    """Whether `hw` is a bundle's training spec (resolve_hardware's fallback)."""
+    from ..models.learned import bundle_path
+
+    return Path(hw.path) == bundle_path(hw.name) / "kernel_xgb" / "hardware.toml"
 
 
 def _predict(entry: _Prepared, hw: Hardware, fidelity: str,

@@ -445,3 +445,15 @@ def test_learned_kernel_rows_add_up_to_the_step_the_gnn_priced(examples_dir):
     assert total == pytest.approx(p.compute_s, rel=1e-9)
     assert all(k.time_low_s <= k.time_s <= k.time_high_s for k in p.kernels
                if k.time_low_s is not None)
+
+
+def test_all_says_when_its_roofline_uses_the_bundled_spec(examples_dir, tmp_path, monkeypatch):
+    """An uncalibrated host-cpu: `roofline` alone refuses it, `all` shows a roofline from
+    the bundled model's spec and says so."""
+    monkeypatch.setenv("STABLECOST_CONFIG_DIR", str(tmp_path))
+    program = examples_dir / "mlp_train_step.mlir"
+    with pytest.raises(stablecost.UnknownHardwareError, match="not calibrated"):
+        stablecost.predict(program, "host-cpu", fidelity="roofline")
+    p = stablecost.predict(program, "host-cpu", fidelity="all")
+    assert "roofline" in p.by_fidelity
+    assert any("not calibrated on this machine" in n for n in p.notes)
