@@ -502,4 +502,7 @@ def test_notes_and_labels_do_not_depend_on_what_was_predicted_before(examples_di
     assert not any("changes nothing" in n for n in without.notes)
     text = mlp.read_text()
     assert stablecost.predict(text.encode(), cache=cache).program == "<bytes>"
+    analysis = stablecost.analyze(mlp)     # predictions of it are cached by identity
+    with pytest.raises(AttributeError):    # dataclasses.FrozenInstanceError
+        analysis.flops = 1.0
     assert stablecost.predict(text, cache=cache).program == "<string>"
