@@ -98,14 +98,11 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
 
 def _module(source: Any, name: str | None, example_args: tuple, example_kwargs: dict,
             mesh: Mesh | None) -> tuple[Any, str]:
-    if isinstance(source, str) and not source.strip():
-        raise InvalidArgumentError("program is an empty string (give a .mlir or .mlirbc "
-                                   "path, MLIR text, bytes, or a JAX function)")
+    reject_empty_text(source, _FORMS)
     if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
         path = Path(source)
         label = name or str(path)
-        data = read_program_file(path, "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX "
-                                       "function")
+        data = read_program_file(path, _FORMS)
         return _parse_bytes(data, label), label
     if isinstance(source, str):
         label = name or "<string>"
@@ -212,6 +209,15 @@ def _program_on_mesh(program: Program, mesh: Mesh) -> Program:
             f"{mesh_text(program.mesh)!r}; load it again with mesh {mesh_text(mesh)!r}")
     num_partitions = program.num_partitions if devices > 1 else n
     return dataclasses.replace(program, mesh=mesh, num_partitions=num_partitions, _users=None)
+
+
+_FORMS = "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX function"
+
+
+def reject_empty_text(source: Any, allowed: str) -> None:
+    """An empty or blank string is neither a path nor a program."""
+    if isinstance(source, str) and not source.strip():
+        raise InvalidArgumentError(f"program is an empty string (give {allowed})")
 
 
 def _looks_like_path(source: str | os.PathLike) -> bool:

@@ -362,10 +362,10 @@ class ProgramCache:
 
     def _key(self, program: Any, mesh: Mesh | None, args: tuple,
              kwargs: dict) -> tuple[Any, Any, Any]:
-        from ..featurize.ingest import _looks_like_path, load_program, read_program_file
+        from ..featurize.ingest import (_looks_like_path, load_program, read_program_file,
+                                        reject_empty_text)
 
-        if isinstance(program, str) and not program.strip():
-            raise InvalidArgumentError(f"program is an empty string (give {_PROGRAM_FORMS})")
+        reject_empty_text(program, _PROGRAM_FORMS)
 
         version = FEATURIZER_VERSION
         if isinstance(program, Program):
