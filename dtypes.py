@@ -41,3 +41,18 @@ def compute_class(dtype: str) -> str:
 
 def is_quantized(dtype: str) -> bool:
     return dtype.startswith("!quant.")
+
+
+# The dtypes the collector and the zoo generate, by their short names.
+_JAX_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int8",
+              "i32": "int32", "f64": "float64", "c64": "complex64", "u32": "uint32"}
+
+
+def jax_dtype(name: str) -> object:
+    """The jax.numpy dtype of a short name (f32, bf16, f16, i8, i32, f64, c64, u32)."""
+    import jax.numpy as jnp
+
+    try:
+        return getattr(jnp, _JAX_NAMES[name])
+    except KeyError:
+        raise ValueError(f"dtype {name!r}; allowed: {', '.join(_JAX_NAMES)}") from None

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from stablecost.errors import StablecostError
-    from stablecost.models.calibration import calibrate_collectives, write_catalog
+    from stablecost.train.link_calibration import calibrate_collectives, write_catalog
 
     start = time.perf_counter()
     try:

@@ -317,7 +317,7 @@ def compiled_call(lowered: Any) -> Callable[[], Any]:
     """The compiled step on random arguments, as a blocking zero-argument call."""
     import jax
 
-    from stablecost.datasets.timing import blocking
+    from stablecost.hardware.timing import blocking
 
     rng = np.random.default_rng(0)
     args, kwargs = lowered.args_info
@@ -334,7 +334,7 @@ def compiled_call(lowered: Any) -> Callable[[], Any]:
 def measure(lowered: Any) -> float:
     """One program's step time, timed as `stablecost collect programs` does."""
     from stablecost.datasets.collect import PROGRAM_TIMING
-    from stablecost.datasets.timing import measure as time_it
+    from stablecost.hardware.timing import measure as time_it
 
     return time_it(compiled_call(lowered), **PROGRAM_TIMING).median_s
 
@@ -362,7 +362,7 @@ def measure_rounds(built: dict[str, Any], timings: dict[str, list[float]], round
     other: a slow spell of the machine then hits one timing of several programs rather
     than every timing of one program."""
     from stablecost.datasets.collect import PROGRAM_TIMING
-    from stablecost.datasets.timing import measure as time_it
+    from stablecost.hardware.timing import measure as time_it
 
     calls: dict[str, Callable[[], Any]] = {}
     for r in range(rounds):

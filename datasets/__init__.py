@@ -1,2 +1,2 @@
-"""Measurements on the local backend: today the host-cpu calibration. The profiling
-dataset (kernel and step sweeps, Parquet store, importers) lands with its own issue."""
+"""The offline branch's first half: measurements into Parquet datasets (collect on the
+local JAX backend, import public GPU tables, split, noise floors)."""

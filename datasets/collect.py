@@ -19,11 +19,13 @@ from typing import Any, Callable, Iterator, TextIO
 
 import numpy as np
 
+from ..atomicio import atomic_write_bytes
+from ..dtypes import jax_dtype
 from ..errors import InvalidArgumentError
 from . import kernels as kernel_gen
 from . import store, zoo
-from .machine import Machine, local_machine
-from .timing import CacheEvictor, TimingStats, blocking, measure
+from ..hardware.fingerprint import Machine, local_machine
+from ..hardware.timing import CacheEvictor, TimingStats, blocking, measure
 
 COLLECTOR_VERSION = "1"
 
@@ -104,7 +106,7 @@ def make_args(specs: list[Any], rng: np.random.Generator) -> list[Any]:
 
     out = []
     for spec in specs:
-        dtype = kernel_gen._jnp_dtype(spec.dtype)
+        dtype = jax_dtype(spec.dtype)
         if spec.dtype.startswith(("i", "u")):
             high = spec.index_high or 100
             value = rng.integers(0, max(high, 1), size=spec.shape, dtype=np.int64)
@@ -120,7 +122,7 @@ def make_args(specs: list[Any], rng: np.random.Generator) -> list[Any]:
 def lower(fn: Callable[..., Any], specs: list[Any]) -> Any:
     import jax
 
-    structs = [jax.ShapeDtypeStruct(s.shape, kernel_gen._jnp_dtype(s.dtype)) for s in specs]
+    structs = [jax.ShapeDtypeStruct(s.shape, jax_dtype(s.dtype)) for s in specs]
     return jax.jit(fn).lower(*structs)
 
 
@@ -221,7 +223,7 @@ def _keep_host_spec(dataset: Path, machine: Machine) -> None:
 
     spec = host_cpu_path()
     if spec.is_file():
-        store.atomic_write_bytes(dataset / "hardware.toml", spec.read_bytes())
+        atomic_write_bytes(dataset / "hardware.toml", spec.read_bytes())
 
 
 class Progress:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..dtypes import jax_dtype
 from ..errors import InvalidArgumentError
 
 # Largest work one kernel sample may do: keeps every call well under ~0.1 s on a
@@ -85,13 +86,6 @@ def _maybe_round(rng: np.random.Generator, value: int, p_pow2: float = 0.4) -> i
 
 def _bucket(value: float) -> int:
     return int(math.floor(math.log2(max(value, 1.0))))
-
-
-def _jnp_dtype(name: str) -> Any:
-    import jax.numpy as jnp
-
-    return {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16, "i8": jnp.int8,
-            "i32": jnp.int32, "f64": jnp.float64, "c64": jnp.complex64, "u32": jnp.uint32}[name]
 
 
 def _shrink_to_fit(sizes: list[int], cost: Callable[[list[int]], float], limit: float) -> list[int]:
@@ -257,8 +251,8 @@ def _conv_pass(conv: Callable[[Any, Any], Any], variant: str, x_shape: tuple[int
 
     if variant not in ("bwd_data", "bwd_filter"):
         return conv, [ArgSpec(x_shape, dtype), ArgSpec(w_shape, dtype)]
-    x_struct = jax.ShapeDtypeStruct(x_shape, _jnp_dtype(dtype))
-    w_struct = jax.ShapeDtypeStruct(w_shape, _jnp_dtype(dtype))
+    x_struct = jax.ShapeDtypeStruct(x_shape, jax_dtype(dtype))
+    w_struct = jax.ShapeDtypeStruct(w_shape, jax_dtype(dtype))
     y_shape = tuple(jax.eval_shape(conv, x_struct, w_struct).shape)
     if variant == "bwd_data":
         def bwd_data(w, dy):
@@ -549,7 +543,7 @@ def sample_convert(rng: np.random.Generator) -> KernelSpec:
 
 @builder("convert", *(f"{a}_to_{b}" for a, b in CONVERSIONS))
 def _build_convert(p: dict[str, Any]):
-    to = _jnp_dtype(p["to"])
+    to = jax_dtype(p["to"])
     high = 100 if p["dtype"] in ("i8", "i32") else None
     return (lambda x: x.astype(to), [ArgSpec(tuple(p["shape"]), p["dtype"], high)])
 
@@ -566,7 +560,7 @@ def sample_iota(rng: np.random.Generator) -> KernelSpec:
 def _build_iota(p: dict[str, Any]):
     from jax import lax
 
-    shape, dtype = tuple(p["shape"]), _jnp_dtype(p["dtype"])
+    shape, dtype = tuple(p["shape"]), jax_dtype(p["dtype"])
     if p["variant"] == "iota":
         # The scalar operand keeps XLA from folding the program into a literal.
         return (lambda s: lax.broadcasted_iota(dtype, shape, len(shape) - 1) * s,
@@ -810,7 +804,7 @@ def _build_pool_grad(p: dict[str, Any]):
     pool = _pool(p, "max" if p["variant"] == "max_pool_grad" else "sum")
     x_shape = tuple(p["shape"])
     y_shape = tuple(jax.eval_shape(pool, jax.ShapeDtypeStruct(
-        x_shape, _jnp_dtype(p["dtype"]))).shape)
+        x_shape, jax_dtype(p["dtype"]))).shape)
 
     def grad(x, dy):
         return jax.vjp(pool, x)[1](dy)[0]

@@ -19,10 +19,11 @@ from typing import Callable
 
 import numpy as np
 
+from ..atomicio import atomic_write_bytes
 from ..errors import DatasetError, InvalidArgumentError
 from . import store
 from .collect import Sample, measure_sample
-from .machine import local_machine
+from ..hardware.fingerprint import local_machine
 
 
 STATISTICS = ("median_s", "p10_s", "min_s")
@@ -114,6 +115,6 @@ def noise(path: str | Path, *, samples: int = 100, seed: int = 0,
                    if k.startswith("family:")},
         by_statistic={k: NoiseStats.of(v, cvs["all"]) for k, v in by_stat.items() if v},
         failures=failures, elapsed_s=time.perf_counter() - start)
-    store.atomic_write_bytes(dataset / "noise.json",
+    atomic_write_bytes(dataset / "noise.json",
                               json.dumps(report.to_dict(), indent=2).encode() + b"\n")
     return report

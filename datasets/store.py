@@ -39,6 +39,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..atomicio import atomic_write_bytes, fsync_dir
 from ..errors import DatasetError
 
 SCHEMA_VERSION = 1
@@ -152,30 +153,6 @@ def find_datasets(path: str | os.PathLike) -> list[Path]:
     if not found:
         raise DatasetError(f"{path}: holds no stablecost dataset (no {DATASET_FILE} below it)")
     return found
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):   # a failed write leaves nothing behind
-            tmp.unlink()
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def normalize_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -365,7 +342,7 @@ class DatasetWriter:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        _fsync_dir(final.parent)
+        fsync_dir(final.parent)
         return final
 
 

@@ -23,7 +23,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from .kernels import ArgSpec, _jnp_dtype
+from ..dtypes import jax_dtype
+from .kernels import ArgSpec
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class ProgramSpec:
 def _dense_init(shapes: dict[str, tuple[int, ...]], dtype: str) -> dict[str, Any]:
     import jax
 
-    return {k: jax.ShapeDtypeStruct(v, _jnp_dtype(dtype)) for k, v in shapes.items()}
+    return {k: jax.ShapeDtypeStruct(v, jax_dtype(dtype)) for k, v in shapes.items()}
 
 
 def _sgd(loss: Callable[..., Any]) -> Callable[..., Any]:

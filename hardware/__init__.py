@@ -1,19 +1,20 @@
-"""The hardware catalog: one TOML data file per chip (with its sources) in `chips/`,
-plus `host-cpu`, measured on this machine by `stablecost hardware calibrate` and kept
-in the user's config dir.
+"""The machines: the catalog (one TOML data file per chip, with its sources, in `chips/`,
+plus `host-cpu`, measured on this machine by `stablecost hardware calibrate` and kept in
+the user's config dir), this machine's fingerprint (`fingerprint.py`), its calibration
+probes (`calibrate.py`) and the timing rule every measurement uses (`timing.py`).
 """
 
 from __future__ import annotations
 
 import math
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..atomicio import atomic_write_toml
 from ..dtypes import compute_class
 from ..errors import HardwareSpecError, UnknownHardwareError
 
@@ -35,7 +36,7 @@ _SECTION_KEYS = {
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
              "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
-# (`models.calibration`), for the whole chip and optionally per collective kind.
+# (`train.link_calibration`), for the whole chip and optionally per collective kind.
 _CALIBRATED_VALUES = ("intra_node_bandwidth_bytes_per_s", "intra_node_latency_s",
                       "collective_overhead_s")
 _CALIBRATED_OPTIONAL = ("in_switch_reduction_efficiency", "held_out_median_relative_error",
@@ -362,7 +363,7 @@ def _number(value: Any) -> bool:
         and math.isfinite(value)
 
 
-def _load_file(path: Path) -> Hardware:
+def load_spec_file(path: Path) -> Hardware:
     try:
         with path.open("rb") as f:
             data = tomllib.load(f)
@@ -375,9 +376,14 @@ def _load_file(path: Path) -> Hardware:
 def _catalog() -> dict[str, Hardware]:
     chips = {}
     for path in sorted(CHIPS_DIR.glob("*.toml")):
-        hw = _load_file(path)
+        hw = load_spec_file(path)
         chips[hw.name] = hw
     return chips
+
+
+def reload_catalog() -> None:
+    """Forget the parsed catalog: the next lookup re-reads `chips/` (after a rewrite)."""
+    _catalog.cache_clear()
 
 
 def config_dir() -> Path:
@@ -418,7 +424,7 @@ def get_hardware(name: str | Hardware) -> Hardware:
             raise UnknownHardwareError(
                 f"hardware {HOST_CPU!r} is not calibrated on this machine (no {path}); "
                 "run `stablecost hardware calibrate` first")
-        return _load_file(path)
+        return load_spec_file(path)
     for hw in catalog.values():
         if wanted == hw.name.lower() or wanted in hw.aliases:
             return hw
@@ -426,25 +432,7 @@ def get_hardware(name: str | Hardware) -> Hardware:
         f"unknown hardware {name!r}; valid names: {', '.join(catalog_names())}")
 
 
-def write_toml_atomic(path: Path, data: Mapping[str, Any]) -> Path:
-    """Write `data` as TOML to `path` via a temp file and rename."""
-    import tomli_w
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            tomli_w.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
 def save_host_cpu(data: Mapping[str, Any]) -> Path:
     """Validate and store a measured host-cpu spec in the user's config dir."""
     parse_spec(data, HOST_CPU)
-    return write_toml_atomic(host_cpu_path(), data)
+    return atomic_write_toml(host_cpu_path(), data)

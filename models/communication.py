@@ -70,7 +70,7 @@ def parse_topology(spec: str | Topology | None, hardware: str | Hardware,
 
 
 def _has_calibration(hardware: str | Hardware) -> bool:
-    """Chips whose links were fitted to measured collectives (`models/calibration.py`)
+    """Chips whose links were fitted to measured collectives (`train/link_calibration.py`)
     are priced with the fitted values; the datasheet values remain for the rest."""
     from ..hardware import get_hardware
 

@@ -20,7 +20,7 @@ from ..featurize.costs import effective_window
 from ..featurize.fusion import COLLECTIVE, LOOP, MATMUL, REDUCTION, STANDALONE, Kernel
 from ..featurize.program import Op, Program
 from ..hardware import Hardware
-from .roofline import _dtypes, kernel_time
+from .roofline import kernel_dtypes, kernel_time
 
 FEATURE_SCHEMA_VERSION = "3"
 
@@ -109,7 +109,7 @@ def kernel_features(kernel: Kernel, program: Program, hw: Hardware,
     def put(name: str, value: float) -> None:
         row[_COL[name]] = value
 
-    matmul_dtype, vector_dtype, _ = _dtypes(kernel, program)
+    matmul_dtype, vector_dtype, _ = kernel_dtypes(kernel, program)
     dtype = matmul_dtype if kernel.kind == MATMUL else vector_dtype
     dclass = compute_class(dtype)
     for name, value in hardware_row(hw, dclass).items():

@@ -523,7 +523,7 @@ class StepGNN:
 
         import torch
 
-        from ..datasets.store import atomic_write_bytes
+        from ..atomicio import atomic_write_bytes
 
         self._check_fitted()
         directory = Path(directory)

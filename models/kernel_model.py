@@ -215,7 +215,7 @@ class KernelCostModel:
     # -- persistence -----------------------------------------------------------------
     def save(self, directory: str | Path, **metadata: Any) -> Path:
         """Write `kernel_xgb.ubj`, `kernel_xgb_quantiles.ubj` and `meta.json`."""
-        from ..datasets.store import atomic_write_bytes
+        from ..atomicio import atomic_write_bytes
 
         self._check_fitted()
         if self.quantile_booster_ is None:

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..datasets.machine import cpu_model
+from ..hardware.fingerprint import cpu_model
 from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware

@@ -22,7 +22,7 @@ class KernelTime(NamedTuple):
     bound: str           # compute | memory | overhead | communication | unpriced
 
 
-def _dtypes(kernel: Kernel, program: Program) -> tuple[str, str, str | None]:
+def kernel_dtypes(kernel: Kernel, program: Program) -> tuple[str, str, str | None]:
     """(matmul operand dtype, vector dtype, matmul precision) of a kernel."""
     root = program.ops[kernel.root]
     vector_dtype = (root.operands[0].dtype if root.opcode in ("reduce", "reduce_window")
@@ -46,7 +46,7 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     if kernel.kind == COLLECTIVE:
         # Communication is modeled by the distributed layer; here it takes no time.
         return KernelTime(0.0, 0.0, 0.0, 0.0, "communication")
-    matmul_dtype, vector_dtype, precision = _dtypes(kernel, program)
+    matmul_dtype, vector_dtype, precision = kernel_dtypes(kernel, program)
     compute_s = 0.0
     if kernel.matmul_flops:
         compute_s += kernel.matmul_flops / hw.matmul_peak_flops_per_s(matmul_dtype, precision)

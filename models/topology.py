@@ -205,7 +205,7 @@ def topology_for(hardware: str | Hardware, num_devices: int, kind: str | None = 
     fully-connected chip's bandwidth is split over its `chips_per_node - 1` peers.
 
     calibrated: use the chip's `[interconnect.calibrated]` intra-node values (fitted to
-    measured NCCL collectives by `models.calibration`) instead of its datasheet ones,
+    measured NCCL collectives by `train.link_calibration`) instead of its datasheet ones,
     with the per-kind values in `Topology.per_kind`.
     """
     hw = get_hardware(hardware)

@@ -332,7 +332,7 @@ def _hardware(args: argparse.Namespace) -> int:
             console.print(f"  - {source.get('title', '')}: {source.get('url', '')} "
                           f"({source.get('covers', '')})")
         return 0
-    from ..datasets.calibrate import calibrate_host_cpu
+    from ..hardware.calibrate import calibrate_host_cpu
 
     path, spec = calibrate_host_cpu(quick=args.quick, progress=sys.stderr)
     compute = spec["compute"]

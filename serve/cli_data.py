@@ -208,8 +208,9 @@ def _split(args: argparse.Namespace) -> int:
     if args.out:
         from pathlib import Path
 
-        store.atomic_write_bytes(Path(args.out),
-                                 frame[["sample_id", "split"]].to_csv(index=False).encode())
+        from ..atomicio import atomic_write_bytes
+
+        atomic_write_bytes(Path(args.out), frame[["sample_id", "split"]].to_csv(index=False).encode())
         print(f"wrote {args.out}")
     return 0
 

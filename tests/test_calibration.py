@@ -11,8 +11,8 @@ import pytest
 
 from stablecost.datasets import importers, store
 from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
-from stablecost.hardware import _load_file, get_hardware, parse_spec
-from stablecost.models.calibration import (ALL_KINDS, CALIBRATED_KINDS, CollectiveMeasurement,
+from stablecost.hardware import get_hardware, load_spec_file, parse_spec
+from stablecost.train.link_calibration import (ALL_KINDS, CALIBRATED_KINDS, CollectiveMeasurement,
                                            LinkParams, calibrate_collectives,
                                            calibrated_topology, calibration_toml,
                                            fit_link_params, held_out_mask, modeled_time,
@@ -164,11 +164,11 @@ def test_calibration_from_an_imported_root(imported):
 def test_catalog_block_round_trips(imported, tmp_path):
     report = calibrate_collectives(imported, "H100-SXM", variants=False)
     block = calibration_toml(report, "H100-SXM")
-    assert "fitted by models/calibration.py to aiconfigurator NCCL 2.29.2" in block
+    assert "fitted by train/link_calibration.py to aiconfigurator NCCL 2.29.2" in block
     [path] = write_catalog(report, directory=tmp_path)
     again = write_catalog(report, directory=tmp_path)[0].read_text()   # replaces, not appends
     assert again.count("\n[interconnect.calibrated]\n") == 1
-    hw = _load_file(path)
+    hw = load_spec_file(path)
     links = hw.calibrated_links
     fitted = report.fit("H100-SXM")
     assert links.intra_node_bandwidth_bytes_per_s == pytest.approx(

@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import stablecost
-from stablecost.datasets import collect, kernels, splits, store, timing, zoo
+from stablecost.datasets import collect, kernels, splits, store, zoo
+from stablecost.hardware import timing
 from stablecost.errors import DatasetError, InvalidArgumentError
 from stablecost.serve.cli import main
 
@@ -59,7 +60,7 @@ def test_writer_journal_becomes_shard_and_reads_back(tmp_path):
 def test_an_interrupt_after_a_shard_is_written_stores_each_row_once(tmp_path, monkeypatch):
     """Ctrl-C right after a flush renamed its shard into place: close() (run by the
     `with`) must not write the same rows into a second shard."""
-    real = store._fsync_dir
+    real = store.fsync_dir
     calls = {"n": 0}
 
     def interrupted_once(path):
@@ -69,7 +70,7 @@ def test_an_interrupt_after_a_shard_is_written_stores_each_row_once(tmp_path, mo
                 raise KeyboardInterrupt
         real(path)
 
-    monkeypatch.setattr(store, "_fsync_dir", interrupted_once)
+    monkeypatch.setattr(store, "fsync_dir", interrupted_once)
     with pytest.raises(KeyboardInterrupt):
         with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP,
                                  shard_rows=3) as w:
@@ -129,7 +130,9 @@ def test_a_full_disk_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     def full(path, data):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(store, "atomic_write_bytes", full)
+    from stablecost import atomicio
+
+    monkeypatch.setattr(atomicio, "atomic_write_bytes", full)
     out = tmp_path / "split.csv"
     assert main(["dataset", "split", str(tmp_path / "d"), "--out", str(out)]) == 2
     err = capsys.readouterr().err

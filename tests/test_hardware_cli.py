@@ -71,7 +71,7 @@ func.func @main(%a: tensor<4096x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tenso
 
 
 def test_calibrate_quick_writes_host_cpu(tmp_path):
-    from stablecost.datasets.calibrate import calibrate_host_cpu
+    from stablecost.hardware.calibrate import calibrate_host_cpu
 
     path, spec = calibrate_host_cpu(quick=True)
     assert Path(path).is_file() and str(path).startswith(str(tmp_path))

@@ -1,2 +1,2 @@
-"""Training of learned cost models (XGBoost per kernel, GNN per step) with MLflow
-tracking. Empty until the learned-models issue lands; nothing here is used yet."""
+"""The offline branch's second half: fit the learned models (XGBoost per kernel, GNN per
+step) and the collective link values on datasets, evaluate them, track runs in MLflow."""

@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import DatasetError, ModelError
 from ..models.learned import load_models, predict_kernels
@@ -135,5 +136,5 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
         plots.error_cdf({k: metrics.ape(measured, v) for k, v in series.items()},
                         out / "programs_error_cdf.png", "whole programs, test split")
         lines += ["![programs](programs_scatter.png) ![programs cdf](programs_error_cdf.png)", ""]
-    store.atomic_write_bytes(result.report, "\n".join(lines).encode())
+    atomic_write_bytes(result.report, "\n".join(lines).encode())
     return result

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import InvalidArgumentError
 from ..models.kernel_model import TARGETS, KernelCostModel
@@ -178,7 +179,7 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                        run_id=run.info.run_id)
             spec = dataset / "hardware.toml"
             if spec.is_file():  # host-cpu: the calibration the rows were priced with
-                store.atomic_write_bytes(Path(bundle) / "hardware.toml", spec.read_bytes())
+                atomic_write_bytes(Path(bundle) / "hardware.toml", spec.read_bytes())
             mlflow.log_artifacts(str(bundle), artifact_path="bundle")
         name = REGISTERED_NAME.format(hardware=slug)
         example = _frame(f.X[:5])

@@ -81,10 +81,10 @@ import numpy as np
 
 from ..errors import DatasetError, InvalidArgumentError, UnknownHardwareError
 from ..hardware import CalibratedLinks, Hardware, get_hardware
-from .collectives import (ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, DIRECT, HALVING_DOUBLING,
+from ..models.collectives import (ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, DIRECT, HALVING_DOUBLING,
                           IN_SWITCH, REDUCE_SCATTER, RING, TREE, CollectiveCost,
                           collective_time)
-from .topology import SWITCH, Link, Topology, topology_for
+from ..models.topology import SWITCH, Link, Topology, topology_for
 
 CALIBRATED_KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)
 ALL_KINDS = "all"              # the chip-wide fit / error row over every kind
@@ -820,7 +820,7 @@ def calibrate_collectives(data_root: str | Path,
 # --------------------------------------------------------------------------- catalog
 
 
-_BEGIN = "# --- begin [interconnect.calibrated]: written by stablecost.models.calibration ---"
+_BEGIN = "# --- begin [interconnect.calibrated]: written by stablecost.train.link_calibration ---"
 _END = "# --- end [interconnect.calibrated] ---"
 _SOURCE_URL = "https://github.com/ai-dynamo/aiconfigurator"
 
@@ -856,11 +856,11 @@ def calibration_toml(report: CalibrationReport, hardware: str) -> str:
     what = (f"aiconfigurator NCCL {versions} measurements (nccl-tests all_reduce, "
             f"all_gather, reduce_scatter, all_to_all; {min(sizes)}-{max(sizes)} GPUs in one "
             f"node; {', '.join(report.dtypes[name])}; {_bytes(lo)}-{_bytes(hi)})")
-    source = (f"fitted by models/calibration.py to {what}; held-out median error "
+    source = (f"fitted by train/link_calibration.py to {what}; held-out median error "
               f"{_pct(chip.held_out.median)}")
     lines = [
         _BEGIN,
-        f"# Fitted by models/calibration.py to {what}.",
+        f"# Fitted by train/link_calibration.py to {what}.",
         f"# Held out: {report.held_out_rule}; held-out median relative error "
         f"{_pct(chip.held_out.median)} (max {_pct(chip.held_out.max)}), catalog values "
         f"{_pct(chip.held_out_before.median)}.",
@@ -885,7 +885,7 @@ def calibration_toml(report: CalibrationReport, hardware: str) -> str:
               f'url = "{_SOURCE_URL}"',
               'covers = "[interconnect.calibrated]: effective intra-node bandwidth, '
               'per-step latency, per-call overhead and NVLS efficiency fitted by '
-              'models/calibration.py"',
+              'train/link_calibration.py"',
               _END]
     return "\n".join(lines) + "\n"
 
@@ -903,7 +903,8 @@ def write_catalog(report: CalibrationReport, hardware: str | Sequence[str] | Non
     TOML file, before its first `[[sources]]`; returns the files written. `directory`:
     write copies of the catalog files there instead of the catalog itself. A file is
     re-read afterwards, so a block that would not parse is never left behind."""
-    from ..hardware import _catalog, _load_file
+    from ..atomicio import atomic_write_bytes
+    from ..hardware import load_spec_file, reload_catalog
 
     names = report.hardware() if hardware is None else sorted(_wanted(hardware))
     written = []
@@ -920,13 +921,13 @@ def write_catalog(report: CalibrationReport, hardware: str | Sequence[str] | Non
             at = text.find("\n[[sources]]")
             new = (text.rstrip("\n") + "\n\n" + block if at < 0 else
                    text[:at + 1] + block + "\n" + text[at + 1:])
-        path.write_text(new)
+        atomic_write_bytes(path, new.encode())
         try:
-            _load_file(path)
+            load_spec_file(path)
         except Exception:
             if path == source or path.exists():
-                path.write_text(text)
+                atomic_write_bytes(path, text.encode())
             raise
         written.append(path)
-    _catalog.cache_clear()
+    reload_catalog()
     return written

@@ -49,7 +49,7 @@ def _catalog_name(device_name: str, backend: str) -> str:
     if backend == "cpu":
         return "host-cpu"
     from ..errors import UnknownHardwareError
-    from ..hardware import get_hardware
+    from . import get_hardware
 
     candidates = [device_name, device_name.replace("NVIDIA ", "")]
     for candidate in candidates:

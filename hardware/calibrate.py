@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from .machine import cpu_model
+from .fingerprint import cpu_model
 from .timing import last_level_cache_bytes
 
 
@@ -151,7 +151,7 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
 def calibrate_host_cpu(quick: bool = False,
                        progress: TextIO | None = None) -> tuple[Path, dict[str, Any]]:
     """Measure this machine and save it as the `host-cpu` hardware spec."""
-    from ..hardware import save_host_cpu
+    from . import save_host_cpu
 
     spec = host_cpu_spec(measure(quick=quick, progress=progress), quick)
     return save_host_cpu(spec), spec
