@@ -6,16 +6,30 @@
     stablecost.predict(program, hardware="H100-SXM").step_time_s
 """
 
-from .errors import (DatasetError, HardwareSpecError, InvalidArgumentError, PartitionError,
-                     ProgramParseError, StablecostError, UnknownHardwareError,
-                     UnsupportedProgramError)
+from .errors import (
+                     DatasetError,
+                     HardwareSpecError,
+                     InvalidArgumentError,
+                     PartitionError,
+                     ProgramParseError,
+                     StablecostError,
+                     UnknownHardwareError,
+                     UnsupportedProgramError,
+)
 from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
 from .featurize.program import FEATURIZER_VERSION, Op, Program, TensorType
 from .hardware import Hardware, get_hardware, list_hardware
 from .models.communication import CollectiveRow
-from .serve.predict import (Candidate, KernelRow, Prediction, ProgramCache, cached_analysis,
-                            predict, predict_many)
+from .serve.predict import (
+                     Candidate,
+                     KernelRow,
+                     Prediction,
+                     ProgramCache,
+                     cached_analysis,
+                     predict,
+                     predict_many,
+)
 
 __version__ = "0.1.0"
 

@@ -102,9 +102,7 @@ def xla_kernels(hlo_text: str) -> list[set[str]]:
 
 
 def our_kernels(analysis, matmul_epilogue: bool = True) -> list[set[str]]:
-    from stablecost.featurize.fusion import fuse
-
-    from stablecost.featurize.fusion import FREE, fusion_class
+    from stablecost.featurize.fusion import FREE, fuse, fusion_class
 
     ops = analysis.program.ops
     kernels = fuse(analysis.program, analysis.costs, matmul_epilogue=matmul_epilogue)
@@ -154,7 +152,6 @@ def compare(name: str, lowered, matmul_epilogue: bool = True) -> dict:
 
 def programs():
     import jax
-
     from programs import FLOP_PROGRAMS
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))

@@ -111,8 +111,13 @@ def _import_slices(source: Path, out: Path, work: Path) -> None:
 
 
 def _featurize(out: Path, rows: int) -> list[Part]:
-    from stablecost.train.data import (dataset_hardware, featurize_rows, kernel_targets,
-                                       load_frame, pick_dataset)
+    from stablecost.train.data import (
+        dataset_hardware,
+        featurize_rows,
+        kernel_targets,
+        load_frame,
+        pick_dataset,
+    )
 
     parts = []
     for chip, _, _, _, recipes in SLICES:

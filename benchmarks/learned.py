@@ -87,8 +87,14 @@ def training_speed(data: str, hardware: str | None, rows: int) -> list[str]:
     (the worst case)."""
     from stablecost.models.kernel_model import KernelCostModel
     from stablecost.models.learned import load_models
-    from stablecost.train.data import (dataset_hardware, featurize_rows, kernel_targets,
-                                       load_frame, per_call_floor_s, pick_dataset)
+    from stablecost.train.data import (
+        dataset_hardware,
+        featurize_rows,
+        kernel_targets,
+        load_frame,
+        per_call_floor_s,
+        pick_dataset,
+    )
     from stablecost.train.xgboost_train import fit_kernel_model
 
     dataset = pick_dataset(data, hardware)
@@ -125,8 +131,9 @@ def training_speed(data: str, hardware: str | None, rows: int) -> list[str]:
 
 
 def predict_speed(hardware: str, layers: int, repeats: int) -> list[str]:
-    import stablecost
     from speed import training_step_text
+
+    import stablecost
     from stablecost.serve.predict import ProgramCache
 
     analysis = stablecost.analyze(training_step_text(layers))

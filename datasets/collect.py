@@ -22,10 +22,10 @@ import numpy as np
 from ..atomicio import atomic_write_bytes
 from ..dtypes import jax_dtype
 from ..errors import InvalidArgumentError
-from . import kernels as kernel_gen
-from . import store, zoo
 from ..hardware.fingerprint import Machine, local_machine
 from ..hardware.timing import CacheEvictor, TimingStats, blocking, measure
+from . import kernels as kernel_gen
+from . import store, zoo
 
 COLLECTOR_VERSION = "1"
 
@@ -239,8 +239,8 @@ class Progress:
         self._last_line = 0.0
         if self.stream.isatty():
             from rich.console import Console
-            from rich.progress import (BarColumn, Progress as RichProgress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(),
                                      TextColumn("{task.fields[status]}"), TimeElapsedColumn(),

@@ -21,10 +21,9 @@ import numpy as np
 
 from ..atomicio import atomic_write_bytes
 from ..errors import DatasetError, InvalidArgumentError
+from ..hardware.fingerprint import local_machine
 from . import store
 from .collect import Sample, measure_sample
-from ..hardware.fingerprint import local_machine
-
 
 STATISTICS = ("median_s", "p10_s", "min_s")
 

@@ -23,7 +23,6 @@ computed at load time, so a new featurizer never needs re-measuring.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json

@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
 from ..dtypes import jax_dtype
+from ..errors import InvalidArgumentError
 from .kernels import ArgSpec
 
 
@@ -304,7 +304,6 @@ def _attention(p):
 
 
 def _conv1d(p):
-    import jax
     import jax.numpy as jnp
     from jax import lax
 

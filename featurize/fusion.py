@@ -21,8 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .costs import COLLECTIVE_OPS, ELEMENTWISE_OPS, METADATA_OPS, MOVEMENT_OPS, \
-    TRANSCENDENTAL_OPS, OpCost
+from .costs import (
+    COLLECTIVE_OPS,
+    ELEMENTWISE_OPS,
+    METADATA_OPS,
+    MOVEMENT_OPS,
+    TRANSCENDENTAL_OPS,
+    OpCost,
+)
 from .program import Program
 
 LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE, FREE = (

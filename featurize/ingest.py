@@ -19,14 +19,27 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..gcpause import gc_paused
 from ..dtypes import bits_per_element
-from ..errors import (InvalidArgumentError, ProgramParseError, StablecostError,
-                      UnsupportedProgramError)
+from ..errors import (
+    InvalidArgumentError,
+    ProgramParseError,
+    StablecostError,
+    UnsupportedProgramError,
+)
+from ..gcpause import gc_paused
 from .attributes import decode_attributes, kernel_config, scalar_constant
 from .mlir import BYTECODE_MAGIC, bindings, parse_module
-from .partition import (Mesh, abstract_lowering, mesh_size, mesh_text, module_bytecode,
-                        module_meshes, needs_partitioning, parse_mesh, remesh)
+from .partition import (
+    Mesh,
+    abstract_lowering,
+    mesh_size,
+    mesh_text,
+    module_bytecode,
+    module_meshes,
+    needs_partitioning,
+    parse_mesh,
+    remesh,
+)
 from .partition import partition as run_partitioner
 from .program import Loop, Op, Program, TensorType, short_location
 

@@ -22,7 +22,6 @@ from typing import Any, Callable, TextIO
 from .fingerprint import cpu_model
 from .timing import last_level_cache_bytes
 
-
 PROBE_S = 0.25
 QUICK_PROBE_S = 0.05
 

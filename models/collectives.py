@@ -106,8 +106,19 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..errors import InvalidArgumentError
-from .topology import (FULLY_CONNECTED, HIERARCHICAL, SWITCH, TORUS_KINDS, DimSpan,
-                       GroupPlacement, Link, Topology, _place, check_group, coordinates)
+from .topology import (
+    FULLY_CONNECTED,
+    HIERARCHICAL,
+    SWITCH,
+    TORUS_KINDS,
+    DimSpan,
+    GroupPlacement,
+    Link,
+    Topology,
+    _place,
+    check_group,
+    coordinates,
+)
 
 ALL_REDUCE = "all_reduce"
 ALL_GATHER = "all_gather"

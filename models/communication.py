@@ -33,8 +33,17 @@ from ..featurize.fusion import Kernel
 from ..featurize.program import Op, Program
 from ..hardware import Hardware
 from .collectives import PERMUTE, collective_time
-from .topology import (FULLY_CONNECTED, HIERARCHICAL, RING, SWITCH, TOPOLOGY_KINDS, TORUS2D,
-                       TORUS3D, Topology, topology_for)
+from .topology import (
+    FULLY_CONNECTED,
+    HIERARCHICAL,
+    RING,
+    SWITCH,
+    TOPOLOGY_KINDS,
+    TORUS2D,
+    TORUS3D,
+    Topology,
+    topology_for,
+)
 
 _ALIASES = {"nvswitch": SWITCH, "nvlink": SWITCH, "pcie": SWITCH, "fully-connected": FULLY_CONNECTED,
             "fullyconnected": FULLY_CONNECTED, "hier": HIERARCHICAL, "torus2": TORUS2D,

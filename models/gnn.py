@@ -199,8 +199,7 @@ def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
 def _network(n_node: int, n_graph: int, hidden: int, layers: int, dropout: float):
     import torch
     from torch import nn
-    from torch_geometric.nn import SAGEConv, global_add_pool, global_max_pool, \
-        global_mean_pool
+    from torch_geometric.nn import SAGEConv, global_add_pool, global_max_pool, global_mean_pool
 
     class StepNet(nn.Module):
         def __init__(self) -> None:

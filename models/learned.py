@@ -33,10 +33,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..hardware.fingerprint import cpu_model
 from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
+from ..hardware.fingerprint import cpu_model
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times

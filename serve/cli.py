@@ -142,7 +142,6 @@ def _console():
 
 def _analyze(args: argparse.Namespace) -> int:
     from ..featurize.analysis import analyze
-
     from ..featurize.partition import parse_mesh
 
     mesh = parse_mesh(args.mesh) if args.mesh is not None else None
@@ -175,10 +174,9 @@ def _analyze(args: argparse.Namespace) -> int:
 
 def _predict(args: argparse.Namespace) -> int:
     from ..featurize.analysis import analyze
-    from .predict import predict
-
     from ..featurize.partition import parse_mesh
     from ..models.communication import parse_topology_spec
+    from .predict import predict
 
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]
     if not names:

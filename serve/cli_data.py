@@ -251,7 +251,6 @@ def _noise(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from ..datasets import importers
-
     from ..errors import InvalidArgumentError
 
     if args.jobs is not None and args.jobs <= 0:

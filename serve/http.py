@@ -45,8 +45,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import (HardwareSpecError, InvalidArgumentError, RequestTooLargeError,
-                      StablecostError, UnknownHardwareError)
+from ..errors import (
+    HardwareSpecError,
+    InvalidArgumentError,
+    RequestTooLargeError,
+    StablecostError,
+    UnknownHardwareError,
+)
 from ..featurize.partition import MAX_MESH_DEVICES
 from .cache import LRUCache, content_key
 

@@ -27,15 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..gcpause import gc_paused
 from ..errors import InvalidArgumentError, StablecostError
 from ..featurize.analysis import Analysis, analyze
 from ..featurize.fusion import COLLECTIVE
 from ..featurize.partition import Mesh, parse_mesh
 from ..featurize.program import FEATURIZER_VERSION, Program
+from ..gcpause import gc_paused
 from ..hardware import Hardware, get_hardware
-from ..models.communication import CollectiveRow, devices_used, parse_topology, \
-    price_collectives
+from ..models.communication import CollectiveRow, devices_used, parse_topology, price_collectives
 from ..models.roofline import kernel_times
 from ..models.schedule import Schedule, kernel_graph, list_schedule
 from ..models.topology import Topology
@@ -362,8 +361,12 @@ class ProgramCache:
 
     def _key(self, program: Any, mesh: Mesh | None, args: tuple,
              kwargs: dict) -> tuple[Any, Any, Any]:
-        from ..featurize.ingest import (_looks_like_path, load_program, read_program_file,
-                                        reject_empty_text)
+        from ..featurize.ingest import (
+            _looks_like_path,
+            load_program,
+            read_program_file,
+            reject_empty_text,
+        )
 
         reject_empty_text(program, _PROGRAM_FORMS)
 

@@ -12,13 +12,23 @@ import pytest
 from stablecost.datasets import importers, store
 from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
 from stablecost.hardware import get_hardware, load_spec_file, parse_spec
-from stablecost.train.link_calibration import (ALL_KINDS, CALIBRATED_KINDS, CollectiveMeasurement,
-                                           LinkParams, calibrate_collectives,
-                                           calibrated_topology, calibration_toml,
-                                           fit_link_params, held_out_mask, modeled_time,
-                                           predict_times, size_band, write_catalog)
 from stablecost.models.collectives import collective_time
 from stablecost.models.topology import Link, topology_for
+from stablecost.train.link_calibration import (
+    ALL_KINDS,
+    CALIBRATED_KINDS,
+    CollectiveMeasurement,
+    LinkParams,
+    calibrate_collectives,
+    calibrated_topology,
+    calibration_toml,
+    fit_link_params,
+    held_out_mask,
+    modeled_time,
+    predict_times,
+    size_band,
+    write_catalog,
+)
 
 SIZES = [2.0 ** e for e in range(9, 30)]          # 512 B .. 512 MiB, as nccl-tests swept
 # What generates the synthetic measurements: an A100-like node without in-switch

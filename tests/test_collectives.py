@@ -6,13 +6,17 @@ import math
 import pytest
 
 from stablecost import InvalidArgumentError
-from stablecost.hardware import get_hardware, parse_spec
 from stablecost.errors import HardwareSpecError
-from stablecost.models.collectives import (ALGORITHMS, KINDS, available_algorithms,
-                                           bytes_per_device_from_send, collective_time,
-                                           default_algorithm)
-from stablecost.models.topology import (DimSpan, Link, Topology, place_group,
-                                        topology_for)
+from stablecost.hardware import get_hardware, parse_spec
+from stablecost.models.collectives import (
+    ALGORITHMS,
+    KINDS,
+    available_algorithms,
+    bytes_per_device_from_send,
+    collective_time,
+    default_algorithm,
+)
+from stablecost.models.topology import DimSpan, Link, Topology, place_group, topology_for
 
 GiB = float(2 ** 30)
 MiB = float(2 ** 20)

@@ -5,13 +5,13 @@ predicts with zero crashes."""
 from __future__ import annotations
 
 import io
-from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.sharding import Mesh, PartitionSpec as P
+from jax.sharding import Mesh
+from jax.sharding import PartitionSpec as P
 
 import stablecost
 from stablecost.featurize.mlir import bindings, context

@@ -12,13 +12,12 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 import stablecost
 from stablecost.datasets import collect, kernels, splits, store, zoo
-from stablecost.hardware import timing
 from stablecost.errors import DatasetError, InvalidArgumentError
+from stablecost.hardware import timing
 from stablecost.serve.cli import main
 
 FP = {"backend": "cpu", "cpu_model": "test", "cpu_cores": 2}

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import jax
 import pytest
+from programs import FLOP_PROGRAMS
 
 import stablecost
-from programs import FLOP_PROGRAMS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from fusion_agreement import compare  # noqa: E402

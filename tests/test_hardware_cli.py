@@ -9,8 +9,8 @@ import pytest
 
 import stablecost
 from stablecost import UnknownHardwareError
-from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
 from stablecost.errors import HardwareSpecError
+from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
 
 CHIPS = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-40GB", "A100-SXM-80GB", "V100-SXM2",
          "L4", "T4", "MI300X", "TPU-v3", "TPU-v4", "TPU-v5e", "TPU-v5p"]

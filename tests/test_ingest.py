@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import pytest
 
 import stablecost
-from stablecost import ProgramParseError, UnsupportedProgramError, InvalidArgumentError
+from stablecost import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
 from stablecost.featurize.mlir import context
 
 ADD = """

@@ -2,9 +2,9 @@
 
 import jax
 import pytest
+from programs import FLOP_PROGRAMS
 
 import stablecost
-from programs import FLOP_PROGRAMS
 
 
 @pytest.mark.parametrize("name", sorted(FLOP_PROGRAMS))

@@ -31,11 +31,23 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import DatasetError, InvalidArgumentError, ModelError
-from ..models.gnn import TARGETS, KernelPredictor, StepGNN, graph_from_parts, kernel_edges, \
-    step_kernels
+from ..models.gnn import (
+    TARGETS,
+    KernelPredictor,
+    StepGNN,
+    graph_from_parts,
+    kernel_edges,
+    step_kernels,
+)
 from . import metrics, plots, tracking
-from .data import data_digest, dataset_hardware, featurize_rows, load_frame, per_call_floor_s, \
-    pick_dataset
+from .data import (
+    data_digest,
+    dataset_hardware,
+    featurize_rows,
+    load_frame,
+    per_call_floor_s,
+    pick_dataset,
+)
 from .result import TrainResult
 
 REGISTERED_NAME = "stablecost-step-gnn-{hardware}"

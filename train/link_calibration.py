@@ -81,9 +81,19 @@ import numpy as np
 
 from ..errors import DatasetError, InvalidArgumentError, UnknownHardwareError
 from ..hardware import CalibratedLinks, Hardware, get_hardware
-from ..models.collectives import (ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, DIRECT, HALVING_DOUBLING,
-                          IN_SWITCH, REDUCE_SCATTER, RING, TREE, CollectiveCost,
-                          collective_time)
+from ..models.collectives import (
+    ALL_GATHER,
+    ALL_REDUCE,
+    ALL_TO_ALL,
+    DIRECT,
+    HALVING_DOUBLING,
+    IN_SWITCH,
+    REDUCE_SCATTER,
+    RING,
+    TREE,
+    CollectiveCost,
+    collective_time,
+)
 from ..models.topology import SWITCH, Link, Topology, topology_for
 
 CALIBRATED_KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)

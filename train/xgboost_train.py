@@ -20,8 +20,17 @@ from ..datasets import store
 from ..errors import InvalidArgumentError
 from ..models.kernel_model import TARGETS, KernelCostModel
 from . import metrics, plots, tracking
-from .data import (Featurized, data_digest, dataset_hardware, featurize_rows, kernel_targets,
-                   load_frame, mixed_sources, per_call_floor_s, pick_dataset)
+from .data import (
+    Featurized,
+    data_digest,
+    dataset_hardware,
+    featurize_rows,
+    kernel_targets,
+    load_frame,
+    mixed_sources,
+    per_call_floor_s,
+    pick_dataset,
+)
 from .result import TrainResult
 
 REGISTERED_NAME = "stablecost-kernel-xgb-{hardware}"
