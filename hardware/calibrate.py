@@ -60,7 +60,7 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
         size = n if dtype == jnp.float32 else n // 2
         a = jnp.ones((size, size), dtype)
         f = jax.jit(lambda x, y: x @ y)
-        t = _fast_seconds(lambda: f(a, a).block_until_ready(), repeats, probe_s)
+        t = _fast_seconds(lambda f=f, a=a: f(a, a).block_until_ready(), repeats, probe_s)
         results[f"matmul_{key}"] = 2.0 * size ** 3 / t
         say(f"{key} matmul {size}x{size}: {results[f'matmul_{key}'] / 1e9:.1f} GFLOP/s")
 
@@ -69,19 +69,19 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
     for dtype, key in ((jnp.float32, "f32"), (jnp.bfloat16, "bf16"), (jnp.float16, "f16")):
         x = jnp.full((elements,), 0.5, dtype)
 
-        def poly(v):
+        def poly(v, dtype=dtype):
             acc = v
             for i in range(degree):
                 acc = acc * v + jnp.asarray(0.001 * (i + 1), dtype)
             return acc
         f = jax.jit(poly)
-        t = _fast_seconds(lambda: f(x).block_until_ready(), repeats, probe_s)
+        t = _fast_seconds(lambda f=f, x=x: f(x).block_until_ready(), repeats, probe_s)
         results[f"vector_{key}"] = 2.0 * degree * elements / t
         say(f"{key} vector: {results[f'vector_{key}'] / 1e9:.2f} GFLOP/s")
 
     x = jnp.full((elements,), 0.5, jnp.float32)
     f = jax.jit(lambda v: jnp.tanh(jnp.exp(-v) * 0.5 + 0.25))
-    t = _fast_seconds(lambda: f(x).block_until_ready(), repeats, probe_s)
+    t = _fast_seconds(lambda f=f, x=x: f(x).block_until_ready(), repeats, probe_s)
     results["transcendentals"] = 2.0 * elements / t
     say(f"transcendentals: {results['transcendentals'] / 1e9:.2f} G/s")
 

@@ -1,0 +1,95 @@
+"""The catalog: the chip files in `chips/`, parsed once, and `host-cpu`, which
+`stablecost hardware calibrate` measures and keeps in the user's config dir.
+
+    get_hardware("h100")        # by name or alias, case-insensitive
+    list_hardware()             # every chip, plus host-cpu once calibrated
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..atomicio import atomic_write_toml
+from ..errors import HardwareSpecError, UnknownHardwareError
+from .spec import HOST_CPU, Hardware, parse_spec
+
+CHIPS_DIR = Path(__file__).parent / "chips"
+
+
+def load_spec_file(path: Path) -> Hardware:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as exc:
+        raise HardwareSpecError(f"{path}: not valid TOML: {exc}") from None
+    return parse_spec(data, str(path))
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> dict[str, Hardware]:
+    chips = {}
+    for path in sorted(CHIPS_DIR.glob("*.toml")):
+        hw = load_spec_file(path)
+        chips[hw.name] = hw
+    return chips
+
+
+def reload_catalog() -> None:
+    """Forget the parsed catalog: the next lookup re-reads `chips/` (after a rewrite)."""
+    _catalog.cache_clear()
+
+
+def config_dir() -> Path:
+    """Where user data lives: $STABLECOST_CONFIG_DIR, else $XDG_CONFIG_HOME/stablecost,
+    else ~/.config/stablecost."""
+    explicit = os.environ.get("STABLECOST_CONFIG_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "stablecost"
+
+
+def host_cpu_path() -> Path:
+    return config_dir() / "hardware" / f"{HOST_CPU}.toml"
+
+
+def catalog_names() -> list[str]:
+    return sorted(_catalog()) + [HOST_CPU]
+
+
+def list_hardware() -> list[Hardware]:
+    """Every catalog chip, plus host-cpu when it has been calibrated."""
+    chips = list(_catalog().values())
+    if host_cpu_path().is_file():
+        chips.append(get_hardware(HOST_CPU))
+    return chips
+
+
+def get_hardware(name: str | Hardware) -> Hardware:
+    """A chip by name or alias (case-insensitive)."""
+    if isinstance(name, Hardware):
+        return name
+    catalog = _catalog()
+    wanted = str(name).strip().lower()
+    if wanted == HOST_CPU:
+        path = host_cpu_path()
+        if not path.is_file():
+            raise UnknownHardwareError(
+                f"hardware {HOST_CPU!r} is not calibrated on this machine (no {path}); "
+                "run `stablecost hardware calibrate` first")
+        return load_spec_file(path)
+    for hw in catalog.values():
+        if wanted == hw.name.lower() or wanted in hw.aliases:
+            return hw
+    raise UnknownHardwareError(
+        f"unknown hardware {name!r}; valid names: {', '.join(catalog_names())}")
+
+
+def save_host_cpu(data: Mapping[str, Any]) -> Path:
+    """Validate and store a measured host-cpu spec in the user's config dir."""
+    parse_spec(data, HOST_CPU)
+    return atomic_write_toml(host_cpu_path(), data)

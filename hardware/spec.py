@@ -1,0 +1,357 @@
+"""One chip's performance data (`Hardware`) and the checks a spec passes before it is
+used: required sections and keys, positive finite rates, known topologies and kinds."""
+
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..dtypes import compute_class
+from ..errors import HardwareSpecError
+
+HOST_CPU = "host-cpu"
+
+_TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
+             "interconnect", "sources", "measured"}
+_SECTION_KEYS = {
+    "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
+                "f32_matmul_as", "compute_units", "clock_hz"},
+    "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
+    "kernel": {"launch_overhead_s"},
+    "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
+                     "intra_node_latency_s", "inter_node_bandwidth_bytes_per_s",
+                     "inter_node_latency_s", "max_chips", "in_switch_reduction_efficiency",
+                     "collective_overhead_s", "calibrated"},
+}
+_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
+             "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
+# [interconnect.calibrated]: link values fitted to measured collectives
+# (`train.link_calibration`), for the whole chip and optionally per collective kind.
+_CALIBRATED_VALUES = ("intra_node_bandwidth_bytes_per_s", "intra_node_latency_s",
+                      "collective_overhead_s")
+_CALIBRATED_OPTIONAL = ("in_switch_reduction_efficiency", "held_out_median_relative_error",
+                        "held_out_max_relative_error")
+_CALIBRATED_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+_KINDS = {"gpu", "tpu", "cpu"}
+_TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
+_REQUIRED_DTYPES = ("f32", "bf16", "f16")
+
+
+@dataclass(frozen=True)
+class CalibratedLinks:
+    """Intra-node link values fitted to measured collectives (`[interconnect.calibrated]`):
+    the effective per-direction bandwidth, per-step latency (alpha) and per-call overhead
+    the alpha-beta models reproduce the measurements with, as opposed to the datasheet
+    values of `Hardware`. `in_switch_reduction_efficiency` 0 means the fit is better
+    without the in-switch algorithm. `per_kind` holds the values fitted to one
+    collective kind (all_reduce, all_gather, reduce_scatter, all_to_all) where the file
+    has them."""
+
+    intra_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    collective_overhead_s: float
+    in_switch_reduction_efficiency: float | None = None
+    held_out_median_relative_error: float | None = None
+    held_out_max_relative_error: float | None = None
+    source: str = ""
+    per_kind: Mapping[str, "CalibratedLinks"] = field(default_factory=dict)
+
+    def for_kind(self, kind: str | None) -> "CalibratedLinks":
+        """The values fitted to `kind` when the file has them, else the chip's."""
+        return self.per_kind.get(kind, self) if kind else self
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "intra_node_bandwidth_bytes_per_s": self.intra_node_bandwidth_bytes_per_s,
+            "intra_node_latency_s": self.intra_node_latency_s,
+            "collective_overhead_s": self.collective_overhead_s,
+            "in_switch_reduction_efficiency": self.in_switch_reduction_efficiency,
+            "held_out_median_relative_error": self.held_out_median_relative_error,
+            "held_out_max_relative_error": self.held_out_max_relative_error,
+        }
+        if self.source:
+            out["source"] = self.source
+        if self.per_kind:
+            out["per_kind"] = {k: v.to_dict() for k, v in self.per_kind.items()}
+        return out
+
+    def flat(self) -> dict[str, float]:
+        """The numbers only, per-kind ones as ``<kind>.<key>`` (how `Hardware.to_dict`
+        shows them: one level of numbers, like its other tables)."""
+        out = {k: v for k, v in self.to_dict().items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        for kind, links in self.per_kind.items():
+            out.update({f"{kind}.{k}": v for k, v in links.flat().items()})
+        return out
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One chip's performance data. Rates are dense peaks (no structured sparsity)."""
+
+    name: str
+    vendor: str
+    kind: str
+    matmul_flops_per_s: Mapping[str, float]
+    vector_flops_per_s: Mapping[str, float]
+    transcendentals_per_s: float
+    f32_matmul_as: str
+    memory_bandwidth_bytes_per_s: float
+    memory_capacity_bytes: float
+    launch_overhead_s: float
+    chips_per_node: int
+    topology: str
+    intra_node_bandwidth_bytes_per_s: float
+    intra_node_latency_s: float
+    inter_node_bandwidth_bytes_per_s: float
+    inter_node_latency_s: float
+    compute_units: int | None = None
+    clock_hz: float | None = None
+    on_chip_cache_bytes: float | None = None
+    max_chips: int | None = None
+    # Fraction of the link bandwidth an in-switch reduction (NVLS) reaches; None: the
+    # fabric cannot reduce in the switch.
+    in_switch_reduction_efficiency: float | None = None
+    # Fixed cost of one collective call (kernel launch, setup); None: launch_overhead_s.
+    collective_overhead_s: float | None = None
+    # [interconnect.calibrated]: values fitted to measured collectives; None: not calibrated.
+    calibrated_links: CalibratedLinks | None = None
+    aliases: tuple[str, ...] = ()
+    sources: tuple[Mapping[str, str], ...] = ()
+    measured: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    def __post_init__(self) -> None:
+        # A Hardware built in Python (or by dataclasses.replace) gets the numeric checks
+        # of a catalog file; its rate tables are copied read-only, so that replace()
+        # never shares the catalog's tables and a prediction cached for this object
+        # cannot go stale behind its back.
+        where = f"hardware {self.name!r}"
+        for table in ("matmul_flops_per_s", "vector_flops_per_s"):
+            rates = getattr(self, table)
+            if not isinstance(rates, Mapping) or any(d not in rates for d in _REQUIRED_DTYPES):
+                raise HardwareSpecError(f"{where}: {table} must map at least "
+                                        f"{list(_REQUIRED_DTYPES)} to FLOP/s, got {rates!r}")
+            bad = {k: v for k, v in rates.items() if not _positive(v)}
+            if bad:
+                raise HardwareSpecError(f"{where}: {table} has rates that are not positive "
+                                        f"numbers: {bad}")
+            object.__setattr__(self, table, _Rates(rates))
+        for name in ("transcendentals_per_s", "memory_bandwidth_bytes_per_s",
+                     "memory_capacity_bytes", "intra_node_bandwidth_bytes_per_s",
+                     "inter_node_bandwidth_bytes_per_s"):
+            if not _positive(getattr(self, name)):
+                raise HardwareSpecError(f"{where}: {name} must be a positive number, got "
+                                        f"{getattr(self, name)!r}")
+        for name in ("launch_overhead_s", "intra_node_latency_s", "inter_node_latency_s"):
+            if not _non_negative(getattr(self, name)):
+                raise HardwareSpecError(f"{where}: {name} must be a number >= 0, got "
+                                        f"{getattr(self, name)!r}")
+        if isinstance(self.chips_per_node, bool) or not isinstance(self.chips_per_node, int) \
+                or self.chips_per_node < 1:
+            raise HardwareSpecError(f"{where}: chips_per_node must be an integer >= 1, got "
+                                    f"{self.chips_per_node!r}")
+
+    def matmul_peak_flops_per_s(self, dtype: str, precision: str | None = None) -> float:
+        """Rate of dot/convolution in `dtype` (MLIR spelling). f32 runs at the rate of
+        `f32_matmul_as` (tf32 on Ampere+, bf16 passes on TPU) unless the op asks for
+        HIGHEST precision."""
+        cls = compute_class(dtype)
+        table = self.matmul_flops_per_s
+        if cls == "f32" and precision != "HIGHEST":
+            cls = self.f32_matmul_as
+        if cls == "int":
+            cls = "i8" if "i8" in table else "f32"
+        for key in (cls, *_FALLBACK.get(cls, ())):
+            if key in table:
+                return table[key]
+        return table["f32"]
+
+    def vector_peak_flops_per_s(self, dtype: str) -> float:
+        cls = compute_class(dtype)
+        table = self.vector_flops_per_s
+        if cls in table:
+            return table[cls]
+        if cls in ("f8", "i8"):
+            return table["f16"]
+        return table["f32"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "vendor": self.vendor, "kind": self.kind,
+            "aliases": list(self.aliases),
+            "matmul_flops_per_s": dict(self.matmul_flops_per_s),
+            "vector_flops_per_s": dict(self.vector_flops_per_s),
+            "transcendentals_per_s": self.transcendentals_per_s,
+            "f32_matmul_as": self.f32_matmul_as,
+            "compute_units": self.compute_units, "clock_hz": self.clock_hz,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+            "memory_bandwidth_bytes_per_s": self.memory_bandwidth_bytes_per_s,
+            "on_chip_cache_bytes": self.on_chip_cache_bytes,
+            "launch_overhead_s": self.launch_overhead_s,
+            "chips_per_node": self.chips_per_node, "topology": self.topology,
+            "intra_node_bandwidth_bytes_per_s": self.intra_node_bandwidth_bytes_per_s,
+            "intra_node_latency_s": self.intra_node_latency_s,
+            "inter_node_bandwidth_bytes_per_s": self.inter_node_bandwidth_bytes_per_s,
+            "inter_node_latency_s": self.inter_node_latency_s,
+            "max_chips": self.max_chips,
+            "in_switch_reduction_efficiency": self.in_switch_reduction_efficiency,
+            "collective_overhead_s": self.collective_overhead_s,
+            "calibrated_links": (None if self.calibrated_links is None
+                                 else self.calibrated_links.flat()),
+            "sources": [dict(s) for s in self.sources],
+            "measured": dict(self.measured),
+            "path": self.path,
+        }
+
+
+class _Rates(dict):
+    """A read-only rate table (dtype -> FLOP/s): use dataclasses.replace(hw,
+    matmul_flops_per_s={...}) to change one."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("hardware rate tables are read-only; use dataclasses.replace(hw, "
+                        "matmul_flops_per_s={...}) for a changed chip")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
+
+    def __ior__(self, other: Any) -> "_Rates":
+        self._refuse()
+        return self
+
+    def __reduce__(self) -> tuple:
+        return _Rates, (dict(self),)
+
+
+_FALLBACK = {"f8": ("bf16", "f16"), "i8": ("bf16", "f16"), "tf32": ("f32",),
+             "f64": ("f32",), "bf16": ("f16", "f32"), "f16": ("bf16", "f32")}
+
+
+def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
+    """Validate a hardware mapping (as read from TOML) and build a `Hardware`."""
+    def fail(message: str) -> HardwareSpecError:
+        return HardwareSpecError(f"{origin}: {message}")
+
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise fail(f"unknown keys {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
+    for key in ("name", "vendor", "kind", "compute", "memory", "kernel", "interconnect"):
+        if key not in data:
+            raise fail(f"missing key {key!r}")
+    flat: dict[str, Any] = {}
+    for section, keys in _SECTION_KEYS.items():
+        values = data[section]
+        extra = set(values) - keys
+        if extra:
+            raise fail(f"unknown keys {sorted(extra)} in [{section}]; allowed: {sorted(keys)}")
+        missing = keys - set(values) - _OPTIONAL
+        if missing:
+            raise fail(f"missing keys {sorted(missing)} in [{section}]")
+        flat.update(values)
+    calibrated = flat.pop("calibrated", None)
+    if data["kind"] not in _KINDS:
+        raise fail(f"kind {data['kind']!r} is not one of {sorted(_KINDS)}")
+    if flat["topology"] not in _TOPOLOGIES:
+        raise fail(f"topology {flat['topology']!r} is not one of {sorted(_TOPOLOGIES)}")
+    for table in ("matmul_flops_per_s", "vector_flops_per_s"):
+        missing = [d for d in _REQUIRED_DTYPES if d not in flat[table]]
+        if missing:
+            raise fail(f"{table} lacks dtypes {missing}")
+        bad = {k: v for k, v in flat[table].items() if not _positive(v)}
+        if bad:
+            raise fail(f"{table} has non-positive rates {bad}")
+    for key in ("transcendentals_per_s", "bandwidth_bytes_per_s", "capacity_bytes",
+                "launch_overhead_s"):
+        if not (_positive(flat[key]) or (key == "launch_overhead_s" and flat[key] == 0)):
+            raise fail(f"{key} must be a positive number, got {flat[key]!r}")
+    efficiency = flat.get("in_switch_reduction_efficiency")
+    if efficiency is not None and not (_positive(efficiency) and efficiency <= 1):
+        raise fail("in_switch_reduction_efficiency must be in (0, 1], "
+                   f"got {efficiency!r}")
+    overhead = flat.get("collective_overhead_s")
+    if overhead is not None and not _non_negative(overhead):
+        raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
+    calibrated_links = None if calibrated is None else _parse_calibrated(calibrated, fail)
+    return Hardware(
+        name=data["name"], vendor=data["vendor"], kind=data["kind"],
+        matmul_flops_per_s={k: float(v) for k, v in flat["matmul_flops_per_s"].items()},
+        vector_flops_per_s={k: float(v) for k, v in flat["vector_flops_per_s"].items()},
+        transcendentals_per_s=float(flat["transcendentals_per_s"]),
+        f32_matmul_as=flat["f32_matmul_as"],
+        memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),
+        memory_capacity_bytes=float(flat["capacity_bytes"]),
+        launch_overhead_s=float(flat["launch_overhead_s"]),
+        chips_per_node=int(flat["chips_per_node"]), topology=flat["topology"],
+        intra_node_bandwidth_bytes_per_s=float(flat["intra_node_bandwidth_bytes_per_s"]),
+        intra_node_latency_s=float(flat["intra_node_latency_s"]),
+        inter_node_bandwidth_bytes_per_s=float(flat["inter_node_bandwidth_bytes_per_s"]),
+        inter_node_latency_s=float(flat["inter_node_latency_s"]),
+        compute_units=flat.get("compute_units"), clock_hz=flat.get("clock_hz"),
+        on_chip_cache_bytes=flat.get("on_chip_cache_bytes"), max_chips=flat.get("max_chips"),
+        in_switch_reduction_efficiency=(None if efficiency is None else float(efficiency)),
+        collective_overhead_s=None if overhead is None else float(overhead),
+        calibrated_links=calibrated_links,
+        aliases=tuple(data.get("aliases", ())),
+        sources=tuple(data.get("sources", ())),
+        measured=dict(data.get("measured", {})),
+        path=origin,
+    )
+
+
+def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
+    """`[interconnect.calibrated]` (or one of its per-kind sub-tables)."""
+    where = "[interconnect.calibrated" + (f".{kind}]" if kind else "]")
+    if not isinstance(table, Mapping):
+        raise fail(f"{where} must be a table, got {table!r}")
+    allowed = set(_CALIBRATED_VALUES) | set(_CALIBRATED_OPTIONAL)
+    if not kind:
+        allowed |= {"source", *_CALIBRATED_KINDS}
+    extra = set(table) - allowed
+    if extra:
+        raise fail(f"unknown keys {sorted(extra)} in {where}; allowed: {sorted(allowed)}")
+    missing = [k for k in _CALIBRATED_VALUES if k not in table]
+    if missing:
+        raise fail(f"missing keys {missing} in {where}")
+    if not _positive(table["intra_node_bandwidth_bytes_per_s"]):
+        raise fail(f"{where} intra_node_bandwidth_bytes_per_s must be a positive number, "
+                   f"got {table['intra_node_bandwidth_bytes_per_s']!r}")
+    for key in ("intra_node_latency_s", "collective_overhead_s",
+                "held_out_median_relative_error", "held_out_max_relative_error"):
+        if key in table and not _non_negative(table[key]):
+            raise fail(f"{where} {key} must be a number >= 0, got {table[key]!r}")
+    efficiency = table.get("in_switch_reduction_efficiency")   # 0: fitted without it
+    if efficiency is not None and not (_non_negative(efficiency) and efficiency <= 1):
+        raise fail(f"{where} in_switch_reduction_efficiency must be in [0, 1], "
+                   f"got {efficiency!r}")
+
+    def opt(key: str) -> float | None:
+        return None if table.get(key) is None else float(table[key])
+
+    per_kind = {} if kind else {k: _parse_calibrated(table[k], fail, k)
+                                for k in _CALIBRATED_KINDS if k in table}
+    return CalibratedLinks(
+        intra_node_bandwidth_bytes_per_s=float(table["intra_node_bandwidth_bytes_per_s"]),
+        intra_node_latency_s=float(table["intra_node_latency_s"]),
+        collective_overhead_s=float(table["collective_overhead_s"]),
+        in_switch_reduction_efficiency=opt("in_switch_reduction_efficiency"),
+        held_out_median_relative_error=opt("held_out_median_relative_error"),
+        held_out_max_relative_error=opt("held_out_max_relative_error"),
+        source=str(table.get("source", "")), per_kind=per_kind)
+
+
+def _positive(value: Any) -> bool:
+    return _number(value) and value > 0
+
+
+def _non_negative(value: Any) -> bool:
+    return _number(value) and value >= 0
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (not a bool, NaN or infinity)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
