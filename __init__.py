@@ -4,40 +4,26 @@
     program = stablecost.load_program("examples/programs/mlp_train_step.mlir")
     stablecost.analyze(program).flops
     stablecost.predict(program, hardware="H100-SXM").step_time_s
+
+The top level holds the verbs and what they return. The program IR lives in
+`stablecost.featurize.program` (Program, Op, TensorType), the prediction cache in
+`stablecost.serve.api` (ProgramCache, cached_analysis), the fidelities in
+`stablecost.models.cost_model`, and every error class in `stablecost.errors`.
 """
 
-from .errors import (
-                     DatasetError,
-                     HardwareSpecError,
-                     InvalidArgumentError,
-                     PartitionError,
-                     ProgramParseError,
-                     StablecostError,
-                     UnknownHardwareError,
-                     UnsupportedProgramError,
-)
+from . import errors
+from .errors import StablecostError
 from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
-from .featurize.program import FEATURIZER_VERSION, Op, Program, TensorType
 from .hardware import Hardware, get_hardware, list_hardware
 from .models.communication import CollectiveRow
-from .serve.predict import (
-                     Candidate,
-                     KernelRow,
-                     Prediction,
-                     ProgramCache,
-                     cached_analysis,
-                     predict,
-                     predict_many,
-)
+from .serve.api import (Candidate, FidelityTotals, KernelRow, Prediction, predict,
+                        predict_many)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Analysis", "Candidate", "CollectiveRow", "DatasetError", "FEATURIZER_VERSION", "Hardware",
-    "HardwareSpecError", "InvalidArgumentError", "KernelRow", "Op", "PartitionError",
-    "Prediction", "Program", "ProgramCache", "ProgramParseError", "StablecostError",
-    "TensorType", "UnknownHardwareError", "UnsupportedProgramError", "analyze",
-    "cached_analysis", "get_hardware", "list_hardware", "load_program", "predict",
-    "predict_many",
+    "Analysis", "Candidate", "CollectiveRow", "FidelityTotals", "Hardware", "KernelRow",
+    "Prediction", "StablecostError", "analyze", "errors", "get_hardware", "list_hardware",
+    "load_program", "predict", "predict_many",
 ]

@@ -417,7 +417,7 @@ def main() -> None:
         roofline = pred.by_fidelity["roofline"]
         if learned is None:
             raise SystemExit(f"no learned model for {args.hardware}")
-        lt, rt = learned["step_time_s"], roofline["step_time_s"]
+        lt, rt = learned.step_time_s, roofline.step_time_s
         rows.append((families[name] is not None, measured, lt, rt, rounds))
         spread = " / ".join(f"{t / measured - 1:+.0%}" for t in rounds)
         print(f"| {name} | {families[name] or 'none (held out)'} | "

@@ -134,7 +134,7 @@ def predict_speed(hardware: str, layers: int, repeats: int) -> list[str]:
     from speed import training_step_text
 
     import stablecost
-    from stablecost.serve.predict import ProgramCache
+    from stablecost.serve.api import ProgramCache
 
     analysis = stablecost.analyze(training_step_text(layers))
     stablecost.predict(analysis, hardware, fidelity="learned", cache=ProgramCache())  # load

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import stablecost
-from stablecost.serve.predict import ProgramCache
+from stablecost.serve.api import ProgramCache
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = {
@@ -70,7 +70,7 @@ def main() -> None:
     for name, path in PROGRAMS.items():
         text = path.read_text()
         cache = ProgramCache()
-        analysis = stablecost.cached_analysis(text, cache=cache)
+        analysis = stablecost.serve.api.cached_analysis(text, cache=cache)
         candidates = _systems(text, cache)
         entry = cache.prepared(text)
         n, t = _rate(candidates, cache, 1)

@@ -71,7 +71,7 @@ def main() -> None:
                                    "H100-SXM", fidelity="roofline"), args.repeats)
     load, _ = median_s(lambda: stablecost.load_program(text), args.repeats)
     ana, _ = median_s(lambda: stablecost.analyze(program), args.repeats)
-    from stablecost.serve.predict import ProgramCache
+    from stablecost.serve.api import ProgramCache
 
     # a fresh cache each time: the roofline rows and the schedule are recomputed
     again, again_spread = median_s(

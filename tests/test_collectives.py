@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from stablecost import InvalidArgumentError
+from stablecost.errors import InvalidArgumentError
 from stablecost.errors import HardwareSpecError
 from stablecost.hardware import get_hardware, parse_spec
 from stablecost.models.collectives import (

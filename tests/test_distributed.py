@@ -14,7 +14,9 @@ import pytest
 from jax.sharding import PartitionSpec as P
 
 import stablecost
-from stablecost import Candidate, InvalidArgumentError, ProgramCache
+from stablecost import Candidate
+from stablecost.errors import InvalidArgumentError
+from stablecost.serve.api import ProgramCache
 from stablecost.featurize.ingest import mesh_axes_groups
 from stablecost.featurize.partition import mesh_group_device_ids, parse_mesh
 from stablecost.models.collectives import collective_time
@@ -319,8 +321,8 @@ def test_loops_scale_collectives_by_trip_count():
 def test_predict_many_reuses_cached_programs(examples_dir):
     cache = ProgramCache(maxsize=4)
     text = (examples_dir / "transformer_shard_map_8dev.mlir").read_text()
-    first = stablecost.cached_analysis(text, cache=cache)
-    again = stablecost.cached_analysis(str(text + ""), cache=cache)   # same content
+    first = stablecost.serve.api.cached_analysis(text, cache=cache)
+    again = stablecost.serve.api.cached_analysis(str(text + ""), cache=cache)   # same content
     assert first is again and cache.info()["misses"] == 1
     systems = [("H100-SXM", None), ("TPU-v5e", "torus2d:2x4"), ("B200", "switch")]
     candidates = [Candidate(text, hw, topology=t) for hw, t in systems] + \
@@ -335,9 +337,14 @@ def test_predict_many_reuses_cached_programs(examples_dir):
     assert cache.info()["misses"] == 1 and cache.info()["size"] == 1
     with pytest.raises(InvalidArgumentError, match="unknown topology"):
         stablecost.predict_many(candidates[-1:], cache=cache)
-    # a prediction is a fresh object: changing it does not change the next one
-    results[0].kernels.clear()
-    assert stablecost.predict(text, "H100-SXM", cache=cache).kernels
+    # a prediction is frozen: a caller cannot change what the cache hands the next one
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        results[0].step_time_s = 0.0
+    with pytest.raises(TypeError):
+        results[0].mesh["data"] = 1
+    assert isinstance(results[0].kernels, tuple) and isinstance(results[0].notes, tuple)
 
 
 def test_an_analysis_is_cached_as_long_as_the_caller_keeps_it(examples_dir):
@@ -468,8 +475,9 @@ def test_a_topology_that_changes_nothing_is_said_so():
 
 
 def test_python_api_arguments_are_checked(examples_dir):
-    from stablecost import Candidate, InvalidArgumentError, predict, predict_many
-    from stablecost.serve.predict import ProgramCache
+    from stablecost import Candidate, predict, predict_many
+    from stablecost.errors import InvalidArgumentError
+    from stablecost.serve.api import ProgramCache
 
     mlp = examples_dir / "mlp_train_step.mlir"
     for call, match in [
@@ -492,7 +500,7 @@ def test_python_api_arguments_are_checked(examples_dir):
 
 
 def test_notes_and_labels_do_not_depend_on_what_was_predicted_before(examples_dir):
-    from stablecost.serve.predict import ProgramCache
+    from stablecost.serve.api import ProgramCache
 
     mlp = examples_dir / "mlp_train_step.mlir"
     cache = ProgramCache()
@@ -501,8 +509,8 @@ def test_notes_and_labels_do_not_depend_on_what_was_predicted_before(examples_di
     assert any("changes nothing" in n for n in with_spec.notes)
     assert not any("changes nothing" in n for n in without.notes)
     text = mlp.read_text()
-    assert stablecost.predict(text.encode(), cache=cache).program == "<bytes>"
+    assert stablecost.predict(text.encode(), cache=cache).program_name == "<bytes>"
     analysis = stablecost.analyze(mlp)     # predictions of it are cached by identity
     with pytest.raises(AttributeError):    # dataclasses.FrozenInstanceError
         analysis.flops = 1.0
-    assert stablecost.predict(text, cache=cache).program == "<string>"
+    assert stablecost.predict(text, cache=cache).program_name == "<string>"

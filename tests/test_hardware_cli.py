@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import stablecost
-from stablecost import UnknownHardwareError
+from stablecost.errors import UnknownHardwareError
 from stablecost.errors import HardwareSpecError
 from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
 
@@ -158,11 +158,11 @@ def test_cli_empty_and_unreadable_programs_are_user_errors(tmp_path, monkeypatch
 
 def test_a_closed_pipe_ends_the_cli_quietly(monkeypatch):
     """`stablecost predict ... | head`: rich's default exits 1 when the reader goes."""
-    from stablecost.serve import cli
+    from stablecost.serve.cli import console
 
-    monkeypatch.setattr(cli.os, "dup2", lambda *a: None)
+    monkeypatch.setattr(console.os, "dup2", lambda *a: None)
     with pytest.raises(SystemExit) as exc:
-        cli._console().on_broken_pipe()
+        console.make_console().on_broken_pipe()
     assert exc.value.code == 0
 
 
@@ -176,7 +176,7 @@ def test_a_closed_pipe_ends_the_cli_quietly(monkeypatch):
 def test_a_hardware_built_in_python_is_checked_like_a_catalog_file(change, match):
     import dataclasses
 
-    with pytest.raises(stablecost.HardwareSpecError, match=match):
+    with pytest.raises(stablecost.errors.HardwareSpecError, match=match):
         dataclasses.replace(stablecost.get_hardware("H100-SXM"), **change)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from stablecost.errors import ProgramParseError
-from stablecost.serve.cache import LRUCache, content_key
+from stablecost.serve.api.lru import LRUCache, content_key
 from stablecost.serve.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -319,7 +319,7 @@ def test_unknown_route_and_method(server):
 
 
 def test_a_bug_is_a_generic_500(server, monkeypatch):
-    from stablecost.serve import predict as predict_module
+    from stablecost.serve.api import predicting as predict_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("secret internal detail")
@@ -331,35 +331,22 @@ def test_a_bug_is_a_generic_500(server, monkeypatch):
 
 
 def test_mesh_is_passed_only_when_given(server, monkeypatch):
-    from stablecost.serve import http as http_module
-    from stablecost.serve import predict as predict_module
+    from stablecost.serve.api import predicting as predict_module
 
     seen = []
     real = predict_module.predict
 
-    def spy(program, hardware, fidelity="roofline", **kwargs):
+    def spy(program, hardware, fidelity="roofline", cache=None, **kwargs):
         seen.append(kwargs)
-        return real(program, hardware, fidelity=fidelity)
+        return real(program, hardware, fidelity=fidelity, cache=cache)
 
     monkeypatch.setattr(predict_module, "predict", spy)
-    monkeypatch.setattr(http_module, "_predict_parameters",
-                        lambda: frozenset({"program", "hardware", "fidelity", "mesh",
-                                           "topology", "overlap"}))
     text = MLP.read_text()
     assert predict(server, program=text, hardware="H100-SXM")[0] == 200
     assert predict(server, program=text, hardware="H100-SXM", mesh={"data": 4, "model": 2},
                    topology="torus2d", overlap=False)[0] == 200
     assert seen == [{}, {"mesh": {"data": 4, "model": 2}, "topology": "torus2d",
                          "overlap": False}]
-
-
-def test_options_unsupported_by_predict_are_a_400(server, monkeypatch):
-    from stablecost.serve import http as http_module
-
-    monkeypatch.setattr(http_module, "_predict_parameters",
-                        lambda: frozenset({"program", "hardware", "fidelity"}))
-    assert_error(predict(server, program="module {}", hardware="H100-SXM", topology="ring"),
-                 400, "InvalidArgumentError", "'topology' is not supported")
 
 
 # ---------------------------------------------------------------------- cache

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import pytest
 
 import stablecost
-from stablecost import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
+from stablecost.errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
 from stablecost.featurize.mlir import context
 
 ADD = """
@@ -255,7 +255,7 @@ def test_pipeline_leaves_no_cyclic_garbage_and_restores_the_collector(examples_d
     def pipeline():
         return stablecost.predict(stablecost.analyze(stablecost.load_program(source)),
                                   "H100-SXM", fidelity="roofline",
-                                  cache=stablecost.ProgramCache())
+                                  cache=stablecost.serve.api.ProgramCache())
 
     assert gc.isenabled()
     pipeline()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import stablecost
+from stablecost.featurize.program import FEATURIZER_VERSION
 from stablecost.datasets import collect, kernels, store
 from stablecost.errors import InvalidArgumentError, ModelError, NotFittedError
 from stablecost.hardware import get_hardware
@@ -186,7 +187,7 @@ def test_mismatched_bundle_is_refused(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="featurizer version '0'"):
         KernelCostModel.load(tmp_path)
-    meta["featurizer_version"] = stablecost.FEATURIZER_VERSION
+    meta["featurizer_version"] = FEATURIZER_VERSION
     meta["features"] = meta["features"][:-1]
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(ModelError, match="feature schema"):
@@ -235,7 +236,7 @@ def test_training_run_is_tracked_registered_and_beats_roofline(trained, dataset_
     client = MlflowClient(tracking_uri=uri, registry_uri=uri)
     run = client.get_run(result.run_id)
     assert run.data.params["dataset_digest"] == result.data["digest"]
-    assert run.data.params["featurizer_version"] == stablecost.FEATURIZER_VERSION
+    assert run.data.params["featurizer_version"] == FEATURIZER_VERSION
     artifacts = {a.path for a in client.list_artifacts(result.run_id, "report")}
     assert {"report/test_scatter.png", "report/test_error_cdf.png",
             "report/feature_importance.png"} <= artifacts
@@ -268,7 +269,7 @@ def test_predict_uses_learned_fidelity_where_a_model_exists(bundled, examples_di
     assert rows and all(k.time_low_s <= k.time_s <= k.time_high_s for k in rows)
     both = stablecost.predict(program, "H100-SXM", fidelity="all")
     assert set(both.by_fidelity) == {"roofline", "learned"}
-    assert both.by_fidelity["learned"]["step_time_s"] == pytest.approx(auto.step_time_s)
+    assert both.by_fidelity["learned"].step_time_s == pytest.approx(auto.step_time_s)
     assert stablecost.predict(program, "A100-SXM-80GB").fidelity == "roofline"
     with pytest.raises(InvalidArgumentError, match="no learned model for A100-SXM-80GB; "
                                                    "learned models exist for: h100-sxm"):
@@ -434,12 +435,16 @@ def test_a_program_without_compute_kernels_reports_no_overhead():
 
 
 def test_learned_kernel_rows_add_up_to_the_step_the_gnn_priced(examples_dir):
-    from stablecost.serve.predict import learned_kernels, resolve_hardware
+    from stablecost.models.cost_model import get
+    from stablecost.models.roofline import kernel_times
+    from stablecost.serve.api import resolve_hardware
 
     program = examples_dir / "transformer_block_train_step.mlir"
     analysis = stablecost.analyze(program)
-    learned = learned_kernels(analysis, resolve_hardware("host-cpu", "learned"))
-    assert learned.step_source == "step_gnn"   # the rows are rescaled to its step time
+    hw = resolve_hardware("host-cpu", "learned")
+    estimate = get("learned").estimate(analysis, hw,
+                                       kernel_times(analysis.kernels, analysis.program, hw))
+    assert estimate.step_s is not None   # the step GNN priced it: rows are rescaled to it
     p = stablecost.predict(analysis, "host-cpu", fidelity="learned")
     total = sum(k.total_time_s for k in p.kernels) + p.overhead_s
     assert total == pytest.approx(p.compute_s, rel=1e-9)
@@ -452,7 +457,7 @@ def test_all_says_when_its_roofline_uses_the_bundled_spec(examples_dir, tmp_path
     the bundled model's spec and says so."""
     monkeypatch.setenv("STABLECOST_CONFIG_DIR", str(tmp_path))
     program = examples_dir / "mlp_train_step.mlir"
-    with pytest.raises(stablecost.UnknownHardwareError, match="not calibrated"):
+    with pytest.raises(stablecost.errors.UnknownHardwareError, match="not calibrated"):
         stablecost.predict(program, "host-cpu", fidelity="roofline")
     p = stablecost.predict(program, "host-cpu", fidelity="all")
     assert "roofline" in p.by_fidelity

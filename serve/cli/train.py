@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from . import checks
+from .console import make_console
 
 
 def add_parsers(sub: Any, parser_class: type) -> None:
@@ -89,8 +90,8 @@ def _say(message: str) -> None:
 
 def _check_tracking(uri: str | None, experiment: str) -> None:
     """Connect to the MLflow store before training, not after."""
-    from ..errors import InvalidArgumentError
-    from ..train import tracking
+    from ...errors import InvalidArgumentError
+    from ...train import tracking
 
     try:
         tracking.configure(uri, experiment)
@@ -105,7 +106,7 @@ def _check_tracking(uri: str | None, experiment: str) -> None:
 def _train(args: argparse.Namespace) -> int:
     checks.output_dir(args.save, "--save")
     if args.model == "xgboost":
-        from ..train.xgboost_train import train_xgboost
+        from ...train.xgboost_train import train_xgboost
 
         checks.positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
                         learning_rate=args.learning_rate, max_rows=args.max_rows,
@@ -119,7 +120,7 @@ def _train(args: argparse.Namespace) -> int:
             select_rows=args.select_rows, tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     else:
-        from ..train.gnn_train import train_gnn
+        from ...train.gnn_train import train_gnn
 
         checks.positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
                         batch_size=args.batch_size, members=args.members)
@@ -137,9 +138,7 @@ def _train(args: argparse.Namespace) -> int:
 def _print_result(result: Any) -> None:
     from rich.table import Table
 
-    from .cli import _console
-
-    console = _console()
+    console = make_console()
     m = result.metrics
     console.print(f"[bold]{result.model}[/] on {result.hardware}: kept target "
                   f"[bold]{result.choice}[/]; MLflow run {result.run_id} in {result.tracking_uri}")
@@ -176,7 +175,7 @@ def _print_result(result: Any) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from ..train.evaluate import evaluate
+    from ...train.evaluate import evaluate
 
     checks.output_dir(args.out, "--out")
     result = evaluate(args.data, hardware=args.hardware, out=args.out, seed=args.seed,

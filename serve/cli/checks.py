@@ -11,7 +11,7 @@ import math
 import os
 from pathlib import Path
 
-from ..errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 
 
 def _flag(name: str) -> str:

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from . import checks
+from .console import make_console
 
 DEFAULT_DATA_DIR = "stablecost-data"
 EXIT_INVALID_DATA = 1
@@ -73,15 +74,9 @@ def run(args: argparse.Namespace) -> int:
     return {"info": _info, "validate": _validate, "split": _split, "noise": _noise}[args.action](args)
 
 
-def _console():
-    from .cli import _console as console
-
-    return console()
-
-
 def _collect(args: argparse.Namespace) -> int:
-    from ..datasets.collect import collect
-    from ..errors import InvalidArgumentError
+    from ...datasets.collect import collect
+    from ...errors import InvalidArgumentError
 
     families = None
     if args.families is not None:
@@ -101,7 +96,7 @@ def _collect(args: argparse.Namespace) -> int:
                       families=families, seed=args.seed, flush_caches=args.flush_caches)
     from rich.table import Table
 
-    console = _console()
+    console = make_console()
     table = Table(title=f"collected {summary.kind}s into {summary.dataset}")
     for col in ("family", "new samples", "failures"):
         table.add_column(col, justify="left" if col == "family" else "right")
@@ -121,7 +116,7 @@ def _collect(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
-    from ..datasets import store
+    from ...datasets import store
 
     out = []
     for path in store.find_datasets(args.path):
@@ -148,7 +143,7 @@ def _info(args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    console = _console()
+    console = make_console()
     for e in out:
         console.print(f"[bold]{e['dataset']}[/]: {e['hardware']} ({e['fingerprint_id']}), "
                       f"{e['rows']} rows in {e['groups']} groups, "
@@ -169,7 +164,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from ..datasets import store
+    from ...datasets import store
 
     reports = store.validate(args.path, parse=args.parse)
     bad = 0
@@ -187,9 +182,9 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _split(args: argparse.Namespace) -> int:
-    from ..datasets import store
-    from ..datasets.splits import SPLITS, assign_splits
-    from ..errors import InvalidArgumentError
+    from ...datasets import store
+    from ...datasets.splits import SPLITS, assign_splits
+    from ...errors import InvalidArgumentError
 
     try:
         fractions = [float(x) for x in args.fractions.split(",")]
@@ -208,7 +203,7 @@ def _split(args: argparse.Namespace) -> int:
     if args.out:
         from pathlib import Path
 
-        from ..atomicio import atomic_write_bytes
+        from ...atomicio import atomic_write_bytes
 
         atomic_write_bytes(Path(args.out), frame[["sample_id", "split"]].to_csv(index=False).encode())
         print(f"wrote {args.out}")
@@ -216,7 +211,7 @@ def _split(args: argparse.Namespace) -> int:
 
 
 def _noise(args: argparse.Namespace) -> int:
-    from ..datasets.noise import noise
+    from ...datasets.noise import noise
 
     def progress(done: int, total: int) -> None:
         if done % 10 == 0 or done == total:
@@ -242,7 +237,7 @@ def _noise(args: argparse.Namespace) -> int:
         table.add_row(label, f"{key} ({s.rows})" if key else f"({s.rows})",
                       f"{s.median_error:+.1%}", f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",
                       f"{s.within_5pct:.0%}", f"{s.within_10pct:.0%}", f"{s.median_cv:.2f}")
-    console = _console()
+    console = make_console()
     console.print(table)
     for failure in report.failures[:5]:
         console.print(f"[yellow]could not re-measure[/] {failure}")
@@ -250,8 +245,8 @@ def _noise(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from ..datasets import importers
-    from ..errors import InvalidArgumentError
+    from ...datasets import importers
+    from ...errors import InvalidArgumentError
 
     if args.jobs is not None and args.jobs <= 0:
         raise InvalidArgumentError(f"--jobs {args.jobs}: must be > 0")

@@ -13,7 +13,7 @@ import socket
 import sys
 from typing import Any
 
-from ..errors import InvalidArgumentError
+from ...errors import InvalidArgumentError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     common = dict(log_level=args.log_level, access_log=not args.no_access_log,
                   timeout_graceful_shutdown=5)
     if args.workers == 1:
-        from .http import create_app
+        from ..http import create_app
 
         config = uvicorn.Config(create_app(**options), **common)
         try:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from uvicorn.supervisors import Multiprocess
 
     os.environ[_ENV] = json.dumps(options)
-    config = uvicorn.Config("stablecost.serve.cli_serve:app_from_env", factory=True,
+    config = uvicorn.Config("stablecost.serve.cli.serve:app_from_env", factory=True,
                             workers=args.workers, **common)
     try:
         Multiprocess(config, sockets=[sock]).run()
@@ -96,7 +96,7 @@ def app_from_env():
     """uvicorn factory for worker processes: create_app with the options `run` set."""
     import json
 
-    from .http import create_app
+    from ..http import create_app
 
     return create_app(**json.loads(os.environ.get(_ENV, "{}")))
 

@@ -1,0 +1,154 @@
+"""The one interface every fidelity implements, and the registry that names them.
+
+A cost model prices the compute kernels of an `Analysis` on a chip; communication is
+priced by `models.communication` and the step is assembled by `serve.api.step` the same
+way whatever the fidelity. Adding a fidelity is writing a class with `name`, `covers`
+and `estimate`, and calling `register`:
+
+    class Measured:
+        name = "measured"
+        def covers(self, hw): return hw.name == "host-cpu"
+        def estimate(self, analysis, hw, roofline): ...
+
+    register(Measured())
+    predict(program, "host-cpu", fidelity="measured")
+
+`auto` asks the models of `AUTO_ORDER` in turn and takes the first that covers the chip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+from ..errors import InvalidArgumentError
+from ..featurize.analysis import Analysis
+from ..hardware import Hardware
+from .roofline import KernelTime
+
+
+@dataclass(frozen=True)
+class KernelEstimate:
+    """A cost model's answer for every kernel of one analysis on one chip.
+
+    time_s / low_s / high_s: per kernel, one execution (collectives: ignored, the
+        communication models price them); low/high None when the model has no interval.
+    floor_s: a per-call cost charged once per step, not per kernel.
+    step_s: the compute part of the step when the model prices the step as a whole
+        (a step GNN); the kernel rows are then scaled to add up to it. None: the step is
+        the sum of the kernels.
+    note: what the prediction's notes should say about this estimate ("" for nothing).
+    model: which trained model produced it (a bundle path and digest), "" for analytical.
+    """
+
+    time_s: Sequence[float]
+    low_s: Sequence[float] | None = None
+    high_s: Sequence[float] | None = None
+    floor_s: float = 0.0
+    step_s: float | None = None
+    note: str = ""
+    model: str = ""
+
+
+@runtime_checkable
+class CostModel(Protocol):
+    """A fidelity: prices the kernels of an analysis on a chip."""
+
+    name: str
+
+    def covers(self, hw: Hardware) -> bool:
+        """Whether this model can price `hw` at all."""
+        ...
+
+    def estimate(self, analysis: Analysis, hw: Hardware,
+                 roofline: Sequence[KernelTime]) -> KernelEstimate:
+        """Every kernel's time; `roofline` is the roofline of the same kernels on `hw`."""
+        ...
+
+
+class Roofline:
+    """`max(compute, memory) + launch overhead` per kernel (`models.roofline`)."""
+
+    name = "roofline"
+
+    def covers(self, hw: Hardware) -> bool:
+        return True
+
+    def estimate(self, analysis: Analysis, hw: Hardware,
+                 roofline: Sequence[KernelTime]) -> KernelEstimate:
+        return KernelEstimate(time_s=[t.time_s for t in roofline])
+
+
+class Learned:
+    """The bundled per-kernel XGBoost model and, where bundled, the step GNN
+    (`models.learned`)."""
+
+    name = "learned"
+
+    def covers(self, hw: Hardware) -> bool:
+        from .learned import load_models
+
+        return load_models(hw.name) is not None
+
+    def estimate(self, analysis: Analysis, hw: Hardware,
+                 roofline: Sequence[KernelTime]) -> KernelEstimate:
+        from .learned import available, load_models, predict_kernels
+
+        models = load_models(hw.name)
+        if models is None:
+            raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
+                                       f"for: {', '.join(available()) or 'none'}")
+        learned = predict_kernels(models, analysis, hw, roofline)
+        digest = models.kernel_meta.get("data_digest", "")
+        return KernelEstimate(
+            time_s=learned.time_s, low_s=learned.low_s, high_s=learned.high_s,
+            floor_s=learned.floor_s,
+            step_s=learned.step_s if learned.step_source == "step_gnn" else None,
+            note=learned.note, model=f"{models.path.name} (kernel data {digest})".strip())
+
+
+_REGISTRY: dict[str, CostModel] = {}
+# what `auto` tries, best first
+AUTO_ORDER: list[str] = ["learned", "roofline"]
+
+
+def register(model: CostModel) -> None:
+    """Make `model` a fidelity under `model.name` (replacing one of that name)."""
+    if not isinstance(model, CostModel):
+        raise InvalidArgumentError(
+            f"{type(model).__name__} is not a cost model: it needs name, covers() and "
+            "estimate()")
+    if model.name in ("auto", "all"):
+        raise InvalidArgumentError(f"fidelity name {model.name!r} is reserved")
+    _REGISTRY[model.name] = model
+
+
+def names() -> tuple[str, ...]:
+    """Every registered fidelity, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def get(name: str) -> CostModel:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        allowed = ", ".join(("auto", *_REGISTRY, "all"))
+        raise InvalidArgumentError(f"unknown fidelity {name!r}; allowed: {allowed}") from None
+
+
+def covering(hw: Hardware) -> list[CostModel]:
+    """The registered models that can price `hw`, in registration order."""
+    return [m for m in _REGISTRY.values() if m.covers(hw)]
+
+
+def auto(hw: Hardware) -> CostModel:
+    """The model `auto` uses on `hw`: the first of `AUTO_ORDER` that covers it."""
+    for name in AUTO_ORDER:
+        model = _REGISTRY.get(name)
+        if model is not None and model.covers(hw):
+            return model
+    return _REGISTRY["roofline"]
+
+
+register(Roofline())
+register(Learned())

@@ -1,0 +1,84 @@
+"""`stablecost hardware list | show NAME | calibrate`: the catalog, and this machine's
+host-cpu calibration."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .console import make_console, print_json, seconds, si
+
+
+def add_parsers(sub: Any, parser_class: type) -> None:
+    hardware = sub.add_parser("hardware", help="the hardware catalog")
+    hsub = hardware.add_subparsers(dest="action", required=True, parser_class=parser_class)
+    hlist = hsub.add_parser("list", help="every chip in the catalog")
+    hlist.add_argument("--json", action="store_true")
+    show = hsub.add_parser("show", help="one chip's data and sources")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    calibrate = hsub.add_parser("calibrate", help="measure host-cpu on this machine")
+    calibrate.add_argument("--quick", action="store_true",
+                           help="smaller problems: seconds, less accurate")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ... import hardware as hwmod
+
+    if args.action == "list":
+        chips = hwmod.list_hardware()
+        if args.json:
+            print_json([hw.to_dict() for hw in chips])
+            return 0
+        from rich.table import Table
+
+        table = Table(title="hardware catalog (dense peaks)")
+        for col in ("name", "kind", "bf16 matmul", "f32 matmul (as)", "HBM bandwidth",
+                    "memory", "chips/node", "topology"):
+            table.add_column(col, justify="left" if col in ("name", "kind", "topology")
+                             else "right")
+        for hw in chips:
+            table.add_row(hw.name, hw.kind, si(hw.matmul_flops_per_s["bf16"]) + "FLOP/s",
+                          f"{si(hw.matmul_peak_flops_per_s('f32'))}FLOP/s ({hw.f32_matmul_as})",
+                          si(hw.memory_bandwidth_bytes_per_s) + "B/s",
+                          si(hw.memory_capacity_bytes) + "B", str(hw.chips_per_node),
+                          hw.topology)
+        console = make_console()
+        console.print(table)
+        if not hwmod.host_cpu_path().is_file():
+            console.print("host-cpu: not calibrated on this machine "
+                          "(run `stablecost hardware calibrate`)")
+        return 0
+    if args.action == "show":
+        hw = hwmod.get_hardware(args.name)
+        d = hw.to_dict()
+        if args.json:
+            print_json(d)
+            return 0
+        console = make_console()
+        console.print(f"[bold]{hw.name}[/] ({hw.vendor} {hw.kind}) from {hw.path}")
+        for key, value in d.items():
+            if key in ("name", "vendor", "kind", "sources", "path", "measured"):
+                continue
+            if isinstance(value, dict):
+                value = ", ".join(f"{k}={si(v)}" for k, v in value.items())
+            elif isinstance(value, float):
+                value = si(value)
+            console.print(f"  {key:34s} {value}")
+        for key, value in d["measured"].items():
+            console.print(f"  measured.{key:25s} {value}")
+        console.print("sources:")
+        for source in hw.sources:
+            console.print(f"  - {source.get('title', '')}: {source.get('url', '')} "
+                          f"({source.get('covers', '')})")
+        return 0
+    from ...hardware.calibrate import calibrate_host_cpu
+
+    path, spec = calibrate_host_cpu(quick=args.quick, progress=sys.stderr)
+    compute = spec["compute"]
+    print(f"host-cpu calibrated: f32 matmul {si(compute['matmul_flops_per_s']['f32'])}FLOP/s, "
+          f"f32 vector {si(compute['vector_flops_per_s']['f32'])}FLOP/s, bandwidth "
+          f"{si(spec['memory']['bandwidth_bytes_per_s'])}B/s, per-kernel overhead "
+          f"{seconds(spec['kernel']['launch_overhead_s'])}; saved to {path}")
+    return 0

@@ -1,0 +1,192 @@
+"""`stablecost analyze` and `stablecost predict`: one program's costs, and its
+predicted step time on one or more systems with the per-kernel breakdown."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .console import (
+    dedupe,
+    make_console,
+    print_json,
+    print_notes,
+    raise_invalid,
+    seconds,
+    si,
+    where,
+)
+
+
+def add_parsers(sub: Any, parser_class: type) -> None:
+    analyze = sub.add_parser("analyze", help="FLOPs, bytes and per-opcode statistics")
+    analyze.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
+    analyze.add_argument("--json", action="store_true", help="machine-readable output")
+    analyze.add_argument("--mesh", default=None,
+                         help="device mesh AXIS=SIZE,...: analyze one device's program")
+
+    predict = sub.add_parser("predict", help="predicted step time with per-kernel breakdown")
+    predict.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
+    predict.add_argument("--hardware", required=True,
+                         help="catalog name(s), comma-separated (see `stablecost hardware list`)")
+    predict.add_argument("--fidelity", default="auto",
+                         help="auto (default: learned where a bundled model exists for the "
+                              "chip, else roofline), roofline, learned, all (side by side)")
+    predict.add_argument("--json", action="store_true", help="machine-readable output")
+    predict.add_argument("--top", type=int, default=10,
+                         help="kernels shown in the breakdown (default 10; 0 = all)")
+    predict.add_argument("--mesh", default=None,
+                         help="device mesh AXIS=SIZE,... (e.g. data=4,model=2): partitions a "
+                              "program sharded by annotations, places a shard_map program")
+    predict.add_argument("--topology", default=None,
+                         help="interconnect: switch, fully_connected, ring, torus2d, torus3d, "
+                              "hierarchical, optionally :DIMS (e.g. torus2d:2x4); default: "
+                              "the chip's own fabric")
+    predict.add_argument("--no-overlap", action="store_true",
+                         help="run communication and compute back to back")
+
+
+def run(args: argparse.Namespace) -> int:
+    return _analyze(args) if args.command == "analyze" else _predict(args)
+
+
+def _load(arg: str, mesh=None):
+    from ...featurize.ingest import load_program, read_source_arg
+
+    data, label = read_source_arg(arg)
+    return load_program(data, name=label, mesh=mesh)
+
+def _analyze(args: argparse.Namespace) -> int:
+    from ...featurize.analysis import analyze
+    from ...featurize.partition import parse_mesh
+
+    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+    analysis = analyze(_load(args.program, mesh))
+    if args.json:
+        print_json(analysis.to_dict())
+        return 0
+    from rich.table import Table
+
+    console = make_console()
+    d = analysis.to_dict()
+    console.print(f"[bold]{d['source']}[/]: {d['ops']} ops, {d['kernels']} fused kernels")
+    console.print(f"  FLOPs            {si(d['flops'])}")
+    console.print(f"  transcendentals  {si(d['transcendentals'])}")
+    console.print(f"  bytes accessed   {si(d['bytes_accessed'])}B unfused, "
+                  f"{si(d['fused_bytes_accessed'])}B at kernel boundaries")
+    if d["communication_bytes"]:
+        console.print(f"  communication    {si(d['communication_bytes'])}B sent per device")
+    table = Table(title="per opcode (per step)")
+    for col in ("opcode", "ops", "executions", "FLOPs", "transcendentals", "bytes"):
+        table.add_column(col, justify="left" if col == "opcode" else "right")
+    rows = sorted(d["per_opcode"].items(), key=lambda kv: -kv[1]["flops"])
+    for name, s in rows:
+        table.add_row(name, str(s["instances"]), f"{s['executions']:g}", si(s["flops"]),
+                      si(s["transcendentals"]), si(s["bytes_accessed"]))
+    console.print(table)
+    print_notes(console, d)
+    return 0
+
+def _predict(args: argparse.Namespace) -> int:
+    from ...featurize.analysis import analyze
+    from ...featurize.partition import parse_mesh
+    from ...models.communication import parse_topology_spec
+    from ..api import predict
+
+    names = [n.strip() for n in args.hardware.split(",") if n.strip()]
+    if not names:
+        raise_invalid("--hardware needs at least one name")
+    from ..api.fidelity import check_fidelity, resolve_hardware
+
+    check_fidelity(args.fidelity)
+    chips = [resolve_hardware(n, args.fidelity) for n in names]  # bad names fail before parsing
+    if args.top < 0:
+        raise_invalid(f"--top must be >= 0, got {args.top}")
+    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+    if args.topology is not None:   # check the spelling before the (slow) parse
+        parse_topology_spec(args.topology)
+    analysis = analyze(_load(args.program, mesh))
+    predictions = [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
+                           overlap=not args.no_overlap) for hw in chips]
+    if args.json:
+        dicts = [p.to_dict() for p in predictions]
+        print_json(dicts[0] if len(dicts) == 1 else dicts)
+        return 0
+    console = make_console()
+    for p in predictions:
+        _print_prediction(console, p, args.top)
+    if len(predictions) > 1:
+        from rich.table import Table
+
+        table = Table(title=f"{predictions[0].program_name}: predicted step time")
+        for col in ("hardware", "topology", "step time", "compute", "communication",
+                    "exposed comm", "launch overhead"):
+            table.add_column(col, justify="left" if col in ("hardware", "topology")
+                             else "right")
+        for p in predictions:
+            table.add_row(p.hardware, p.topology or "-", seconds(p.step_time_s),
+                          seconds(p.compute_s), seconds(p.communication_s),
+                          seconds(p.exposed_communication_s), seconds(p.overhead_s))
+        console.print(table)
+    return 0
+
+def _print_prediction(console, p, top: int) -> None:
+    from rich.table import Table
+
+    system = p.hardware
+    if p.num_devices > 1:
+        mesh = ",".join(f"{k}={v}" for k, v in p.mesh.items()) if p.mesh else ""
+        system = f"{p.num_devices} x {p.hardware}" + (f", mesh {mesh}" if mesh else "") + \
+            (f", {p.topology}" if p.topology else "")
+    console.print(f"\n[bold]{p.program_name}[/] on [bold]{system}[/] ({p.fidelity}): "
+                  f"step time [bold]{seconds(p.step_time_s)}[/] "
+                  f"(compute {seconds(p.compute_s)}, of which launch overhead "
+                  f"{seconds(p.overhead_s)}; communication {seconds(p.communication_s)}, "
+                  f"exposed [bold]{seconds(p.exposed_communication_s)}[/]"
+                  f"{'' if p.overlap else ', no overlap'}); {len(p.kernels)} kernels")
+    if p.by_fidelity:
+        side = Table(title="fidelities side by side")
+        for col in ("fidelity", "step time", "compute", "communication", "exposed comm"):
+            side.add_column(col, justify="left" if col == "fidelity" else "right")
+        for name, d in p.by_fidelity.items():
+            side.add_row(name, seconds(d.step_time_s), seconds(d.compute_s),
+                         seconds(d.communication_s), seconds(d.exposed_communication_s))
+        console.print(side)
+    ranked = sorted(p.kernels, key=lambda k: -k.total_time_s)
+    shown = ranked if top == 0 else ranked[:top]
+    table = Table(title=f"top {len(shown)} kernels by time" if top else "all kernels")
+    for col in ("#", "kind", "ops", "count", "FLOPs", "bytes", "time", "share", "bound",
+                "source"):
+        table.add_column(col, justify="right" if col in (
+            "#", "count", "FLOPs", "bytes", "time", "share") else "left")
+    for k in shown:
+        ops = ",".join(dedupe(k.ops))
+        share = k.total_time_s / p.step_time_s if p.step_time_s else 0.0
+        table.add_row(str(k.index), k.kind, ops[:40] + ("…" if len(ops) > 40 else ""),
+                      f"{k.count:g}", si(k.flops), si(k.bytes_accessed) + "B",
+                      seconds(k.total_time_s), f"{share:.1%}", k.bound, where(k.location))
+    console.print(table)
+    if p.collectives:
+        ctable = Table(title=f"{len(p.collectives)} collectives (time per execution)")
+        for col in ("#", "kind", "bytes", "group", "algorithm", "count", "time", "total",
+                    "source"):
+            ctable.add_column(col, justify="right" if col in (
+                "#", "bytes", "count", "time", "total") else "left")
+        for c in p.collectives:
+            ctable.add_row(str(c.kernel), c.kind, si(c.bytes_per_device) + "B",
+                           _group(c), c.algorithm, f"{c.count:g}", seconds(c.time_s),
+                           seconds(c.total_time_s), where(c.location))
+        console.print(ctable)
+    if p.critical_path:
+        comm = sum(1 for i in p.critical_path if p.kernels[i].bound == "communication")
+        console.print(f"critical path: {len(p.critical_path)} kernels, {comm} of them "
+                      "collectives")
+    print_notes(console, p.to_dict())
+
+def _group(c) -> str:
+    """'4 x [0,2,4,6]' for 2 groups of 4, '8 pairs [0..7]' for a permute."""
+    devices = list(c.group)
+    shown = ",".join(str(d) for d in devices[:8]) + ("…" if len(devices) > 8 else "")
+    if c.kind == "collective_permute":
+        return f"{c.groups} pairs over [{shown}]"
+    return f"{c.group_size} dev [{shown}]" + (f" x{c.groups}" if c.groups > 1 else "")
