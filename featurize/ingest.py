@@ -13,25 +13,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
-import sys
-from pathlib import Path
 from typing import Any, Sequence
 
 from ..dtypes import bits_per_element
 from ..errors import (
     InvalidArgumentError,
     ProgramParseError,
-    StablecostError,
     UnsupportedProgramError,
 )
 from ..gcpause import gc_paused
 from .attributes import decode_attributes, kernel_config, scalar_constant
-from .mlir import BYTECODE_MAGIC, bindings, parse_module
+from .mlir import bindings, parse_module
 from .partition import (
     Mesh,
-    abstract_lowering,
     mesh_size,
     mesh_text,
     module_bytecode,
@@ -42,6 +37,7 @@ from .partition import (
 )
 from .partition import partition as run_partitioner
 from .program import Loop, Op, Program, TensorType, short_location
+from .sources import module_from_source
 
 # Ops whose regions are scalar computations applied per element or per window.
 _BODY_OPS = frozenset({
@@ -105,35 +101,8 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     mesh_t = None if mesh is None else parse_mesh(mesh)
     if isinstance(source, Program):
         return source if mesh_t is None else _program_on_mesh(source, mesh_t)
-    module, label = _module(source, name, example_args, example_kwargs, mesh_t)
+    module, label = module_from_source(source, name, example_args, example_kwargs, mesh_t)
     return _load_module(module, label, mesh_t, partition)
-
-
-def _module(source: Any, name: str | None, example_args: tuple, example_kwargs: dict,
-            mesh: Mesh | None) -> tuple[Any, str]:
-    reject_empty_text(source, _FORMS)
-    if isinstance(source, (str, os.PathLike)) and _looks_like_path(source):
-        path = Path(source)
-        label = name or str(path)
-        data = read_program_file(path, _FORMS)
-        return _parse_bytes(data, label), label
-    if isinstance(source, str):
-        label = name or "<string>"
-        return parse_module(source, label), label
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        label = name or "<bytes>"
-        return _parse_bytes(bytes(source), label), label
-    module_type = type(source).__name__
-    if module_type == "Module" and hasattr(source, "body"):
-        return source, name or "<module>"
-    lowered = _as_lowered(source, example_args, example_kwargs, mesh)
-    if lowered is not None:
-        text = lowered.as_text(debug_info=True)
-        label = name or f"<jax {getattr(source, '__name__', type(source).__name__)}>"
-        return parse_module(text, label), label
-    raise InvalidArgumentError(
-        f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
-        "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
 
 
 def _load_module(module: Any, label: str, mesh: Mesh | None,
@@ -222,55 +191,6 @@ def _program_on_mesh(program: Program, mesh: Mesh) -> Program:
             f"{mesh_text(program.mesh)!r}; load it again with mesh {mesh_text(mesh)!r}")
     num_partitions = program.num_partitions if devices > 1 else n
     return dataclasses.replace(program, mesh=mesh, num_partitions=num_partitions, _users=None)
-
-
-_FORMS = "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX function"
-
-
-def reject_empty_text(source: Any, allowed: str) -> None:
-    """An empty or blank string is neither a path nor a program."""
-    if isinstance(source, str) and not source.strip():
-        raise InvalidArgumentError(f"program is an empty string (give {allowed})")
-
-
-def _looks_like_path(source: str | os.PathLike) -> bool:
-    if not isinstance(source, str):
-        return True
-    return "\n" not in source and "{" not in source and len(source) < 4096
-
-
-def _parse_bytes(data: bytes, label: str) -> Any:
-    if data.startswith(BYTECODE_MAGIC):
-        return parse_module(data, label)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ProgramParseError(
-            f"{label}: neither MLIR bytecode (no 'ML\\xefR' header) nor UTF-8 text") from None
-    return parse_module(text, label)
-
-
-def _as_lowered(source: Any, args: tuple, kwargs: dict, mesh: Mesh | None = None) -> Any:
-    if hasattr(source, "compiler_ir") and hasattr(source, "as_text"):
-        return source  # jax.stages.Lowered
-    if not callable(source):
-        return None
-    try:
-        if mesh is not None:
-            return abstract_lowering(source, args, kwargs, mesh)
-        if hasattr(source, "lower") and callable(source.lower):
-            return source.lower(*args, **kwargs)  # jitted function
-        import jax
-
-        return jax.jit(source).lower(*args, **kwargs)
-    except StablecostError:
-        raise
-    except Exception as exc:   # the user's function did not trace with these arguments
-        name = getattr(source, "__name__", type(source).__name__)
-        message = (str(exc).strip().splitlines() or [""])[0][:300]
-        raise InvalidArgumentError(
-            f"could not lower the JAX function {name} with the given example arguments: "
-            f"{type(exc).__name__}: {message}") from None
 
 
 def _walk(module: Any, label: str,
@@ -822,33 +742,3 @@ def _trip(start: int, bound: int, step: int, direction: str) -> int | None:
     if direction == "NE" and (bound - start) % step == 0 and (bound - start) / step >= 0:
         return (bound - start) // step
     return None
-
-
-def read_source_arg(arg: str) -> tuple[bytes, str]:
-    """CLI helper: `-` reads stdin (text or bytecode), anything else is a path."""
-    if arg == "-":
-        data = sys.stdin.buffer.read()
-        if not data.strip():
-            raise InvalidArgumentError("the program on stdin is empty (pipe MLIR text or "
-                                       ".mlirbc bytecode, or give a path)")
-        return data, "<stdin>"
-    return read_program_file(Path(arg), "a .mlir or .mlirbc path, or - for stdin"), arg
-
-
-def read_program_file(path: Path, allowed: str) -> bytes:
-    """A program file's bytes; a missing, unreadable or empty path is a user error
-    (`allowed` says what could be given instead)."""
-    shown = str(path)
-    if path.is_dir():
-        raise InvalidArgumentError(f"program path {shown!r} is a directory (give {allowed})")
-    if not path.exists():
-        raise InvalidArgumentError(f"program file not found: {shown!r} (give {allowed})")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidArgumentError(
-            f"cannot read program file {shown!r}: {exc.strerror or exc} (give {allowed})"
-        ) from None
-    if not data.strip():
-        raise InvalidArgumentError(f"program file {shown!r} is empty (give {allowed})")
-    return data

@@ -137,7 +137,7 @@ def test_cli_malformed_program_from_stdin():
 
 def test_cli_empty_and_unreadable_programs_are_user_errors(tmp_path, monkeypatch):
     from stablecost.errors import InvalidArgumentError
-    from stablecost.featurize.ingest import read_program_file
+    from stablecost.featurize.program_files import read_program_file
 
     r = _cli("predict", "-", "--hardware", "H100-SXM", stdin=b"  \n")
     assert r.returncode == 2 and b"the program on stdin is empty" in r.stderr
