@@ -15,8 +15,8 @@ from jax.sharding import PartitionSpec as P
 
 import stablecost
 from stablecost import Candidate, InvalidArgumentError, ProgramCache
-from stablecost.featurize.ingest import mesh_axes_groups
 from stablecost.featurize.partition import mesh_group_device_ids, parse_mesh
+from stablecost.featurize.replica_groups import mesh_axes_groups
 from stablecost.models.collectives import collective_time
 from stablecost.models.communication import device_groups, device_pairs, parse_topology
 from stablecost.models.schedule import list_schedule
