@@ -114,11 +114,12 @@ def module_meshes(module: Any) -> list[Mesh]:
         if op.operation.name != "sdy.mesh":
             continue
         attr = op.operation.attributes["mesh"]
-        meshes.append(_axes(sdy, attr))
+        meshes.append(sdy_mesh_axes(sdy, attr))
     return meshes
 
 
-def _axes(sdy: Any, attr: Any) -> Mesh:
+def sdy_mesh_axes(sdy: Any, attr: Any) -> Mesh:
+    """((axis, size), ...) of an `sdy.mesh` attribute."""
     mesh = sdy.MeshAttr(attr)
     return tuple((a.name, a.size) for a in (sdy.MeshAxisAttr(x) for x in mesh.axes))
 
@@ -186,7 +187,7 @@ def remesh(module: Any, mesh: Mesh, label: str) -> None:
         op = view.operation
         if op.name != "sdy.mesh":
             continue
-        current = _axes(sdy, op.attributes["mesh"])
+        current = sdy_mesh_axes(sdy, op.attributes["mesh"])
         if current == mesh:
             continue
         names = [n for n, _ in current]

@@ -5,8 +5,7 @@ import math
 
 import pytest
 
-from stablecost.errors import InvalidArgumentError
-from stablecost.errors import HardwareSpecError
+from stablecost.errors import HardwareSpecError, InvalidArgumentError
 from stablecost.hardware import get_hardware, parse_spec
 from stablecost.models.collectives import (
     ALGORITHMS,

@@ -16,13 +16,13 @@ from jax.sharding import PartitionSpec as P
 import stablecost
 from stablecost import Candidate
 from stablecost.errors import InvalidArgumentError
-from stablecost.serve.api import ProgramCache
-from stablecost.featurize.ingest import mesh_axes_groups
 from stablecost.featurize.partition import mesh_group_device_ids, parse_mesh
+from stablecost.featurize.replica_groups import mesh_axes_groups
 from stablecost.models.collectives import collective_time
 from stablecost.models.communication import device_groups, device_pairs, parse_topology
 from stablecost.models.schedule import list_schedule
 from stablecost.models.topology import topology_for
+from stablecost.serve.api import ProgramCache
 
 MESH = {"data": 4, "model": 2}
 

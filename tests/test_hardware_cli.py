@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 import stablecost
-from stablecost.errors import UnknownHardwareError
-from stablecost.errors import HardwareSpecError
+from stablecost.errors import HardwareSpecError, UnknownHardwareError
 from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
 
 CHIPS = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-40GB", "A100-SXM-80GB", "V100-SXM2",
@@ -137,7 +136,7 @@ def test_cli_malformed_program_from_stdin():
 
 def test_cli_empty_and_unreadable_programs_are_user_errors(tmp_path, monkeypatch):
     from stablecost.errors import InvalidArgumentError
-    from stablecost.featurize.ingest import read_program_file
+    from stablecost.featurize.program_files import read_program_file
 
     r = _cli("predict", "-", "--hardware", "H100-SXM", stdin=b"  \n")
     assert r.returncode == 2 and b"the program on stdin is empty" in r.stderr

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import stablecost
-from stablecost.featurize.program import FEATURIZER_VERSION
 from stablecost.datasets import collect, kernels, store
 from stablecost.errors import InvalidArgumentError, ModelError, NotFittedError
+from stablecost.featurize.program import FEATURIZER_VERSION
 from stablecost.hardware import get_hardware
 from stablecost.models import learned
 from stablecost.models.features import FEATURES, N_FEATURES, program_features

@@ -147,12 +147,9 @@ class ProgramCache:
 
     def _key(self, program: Any, mesh: Mesh | None, args: tuple, kwargs: dict,
              name: str | None) -> tuple[Any, Callable[[], Analysis], Any]:
-        from ...featurize.ingest import (
-            _looks_like_path,
-            load_program,
-            read_program_file,
-            reject_empty_text,
-        )
+        from ...featurize.ingest import load_program
+        from ...featurize.program_files import read_program_file
+        from ...featurize.sources import looks_like_path, reject_empty_text
 
         reject_empty_text(program, PROGRAM_FORMS)
         version = FEATURIZER_VERSION
@@ -161,7 +158,7 @@ class ProgramCache:
             return (("object", id(program), mesh, version),
                     lambda: analyze(load_program(program, mesh=mesh)), program)
         if isinstance(program, (str, os.PathLike)) and name is None \
-                and _looks_like_path(program):
+                and looks_like_path(program):
             data = read_program_file(Path(program), PROGRAM_FORMS)
             label = str(program)
             return (("file", label, hashlib.sha256(data).hexdigest(), mesh, version),
@@ -176,9 +173,9 @@ class ProgramCache:
             return (("content", hashlib.sha256(data).hexdigest(), mesh, version, name),
                     lambda: analyze(load_program(data, mesh=mesh, **named)), None)
         # JAX objects: key by their StableHLO text
-        from ...featurize.ingest import _as_lowered
+        from ...featurize.sources import as_lowered
 
-        lowered = _as_lowered(program, args, kwargs, mesh)
+        lowered = as_lowered(program, args, kwargs, mesh)
         if lowered is None:
             raise InvalidArgumentError(
                 f"cannot predict a program from {type(program).__name__}: give a path, MLIR "

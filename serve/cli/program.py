@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(arg: str, mesh=None):
-    from ...featurize.ingest import load_program, read_source_arg
+    from ...featurize.ingest import load_program
+    from ...featurize.program_files import read_source_arg
 
     data, label = read_source_arg(arg)
     return load_program(data, name=label, mesh=mesh)

@@ -1,0 +1,94 @@
+"""The forms a program comes in (a path, MLIR text, bytes, an `ir.Module`, a
+`jax.stages.Lowered`, a JAX function with example arguments) -> a parsed MLIR module
+and the label that names it in messages."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgumentError, ProgramParseError, StablecostError
+from .mlir import BYTECODE_MAGIC, parse_module
+from .partition import Mesh, abstract_lowering
+from .program_files import read_program_file
+
+SOURCE_FORMS = "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX function"
+
+
+def module_from_source(source: Any, name: str | None, example_args: tuple,
+                       example_kwargs: dict, mesh: Mesh | None) -> tuple[Any, str]:
+    """(MLIR module, label) of any form but a `Program`; `name` overrides the label."""
+    reject_empty_text(source, SOURCE_FORMS)
+    if isinstance(source, (str, os.PathLike)) and looks_like_path(source):
+        path = Path(source)
+        label = name or str(path)
+        data = read_program_file(path, SOURCE_FORMS)
+        return parse_bytes(data, label), label
+    if isinstance(source, str):
+        label = name or "<string>"
+        return parse_module(source, label), label
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        label = name or "<bytes>"
+        return parse_bytes(bytes(source), label), label
+    module_type = type(source).__name__
+    if module_type == "Module" and hasattr(source, "body"):
+        return source, name or "<module>"
+    lowered = as_lowered(source, example_args, example_kwargs, mesh)
+    if lowered is not None:
+        text = lowered.as_text(debug_info=True)
+        label = name or f"<jax {getattr(source, '__name__', type(source).__name__)}>"
+        return parse_module(text, label), label
+    raise InvalidArgumentError(
+        f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
+        "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
+
+
+def reject_empty_text(source: Any, allowed: str) -> None:
+    """An empty or blank string is neither a path nor a program."""
+    if isinstance(source, str) and not source.strip():
+        raise InvalidArgumentError(f"program is an empty string (give {allowed})")
+
+
+def looks_like_path(source: str | os.PathLike) -> bool:
+    """Whether a string (any `PathLike` is) names a file rather than holding MLIR text."""
+    if not isinstance(source, str):
+        return True
+    return "\n" not in source and "{" not in source and len(source) < 4096
+
+
+def parse_bytes(data: bytes, label: str) -> Any:
+    """MLIR bytecode or UTF-8 text -> a module."""
+    if data.startswith(BYTECODE_MAGIC):
+        return parse_module(data, label)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProgramParseError(
+            f"{label}: neither MLIR bytecode (no 'ML\\xefR' header) nor UTF-8 text") from None
+    return parse_module(text, label)
+
+
+def as_lowered(source: Any, args: tuple, kwargs: dict, mesh: Mesh | None = None) -> Any:
+    """`source` as a `jax.stages.Lowered`: itself, or a JAX function lowered with the
+    example arguments (for `mesh`, under an abstract mesh); None when it is neither."""
+    if hasattr(source, "compiler_ir") and hasattr(source, "as_text"):
+        return source  # jax.stages.Lowered
+    if not callable(source):
+        return None
+    try:
+        if mesh is not None:
+            return abstract_lowering(source, args, kwargs, mesh)
+        if hasattr(source, "lower") and callable(source.lower):
+            return source.lower(*args, **kwargs)  # jitted function
+        import jax
+
+        return jax.jit(source).lower(*args, **kwargs)
+    except StablecostError:
+        raise
+    except Exception as exc:   # the user's function did not trace with these arguments
+        name = getattr(source, "__name__", type(source).__name__)
+        message = (str(exc).strip().splitlines() or [""])[0][:300]
+        raise InvalidArgumentError(
+            f"could not lower the JAX function {name} with the given example arguments: "
+            f"{type(exc).__name__}: {message}") from None

@@ -1,0 +1,386 @@
+"""The module walk: a parsed StableHLO module -> a flat `Program` of ops.
+
+The walk visits every region. `func.call` (and `stablehlo.composite`) is inlined at
+every call site, so a function called N times is costed N times. The bodies of
+`stablehlo.while` are walked once with an execution count equal to the trip count
+when it can be derived from the loop (see `loops`); otherwise the loop is recorded
+with an assumed count of 1. Regions that are a per-element computation (the reducer of
+reduce, the comparator of sort, ...) are not program ops: they are summarized into the
+owning op's `body_flops`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import bits_per_element
+from ..errors import ProgramParseError, UnsupportedProgramError
+from .attributes import decode_attributes, kernel_config, scalar_constant
+from .loops import COUNTER_ARITHMETIC, LoopCounters
+from .mlir import bindings
+from .program import Loop, Op, Program, TensorType, short_location
+from .replica_groups import (
+    MeshDevices,
+    axis_refs,
+    declared_mesh,
+    mesh_axes_groups,
+    mesh_symbol,
+)
+
+# Ops whose regions are scalar computations applied per element or per window.
+_BODY_OPS = frozenset({
+    "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.sort", "stablehlo.scatter",
+    "stablehlo.select_and_scatter", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
+    "stablehlo.map",
+})
+_KNOWN = frozenset(f"stablehlo.{n}" for n in (
+    "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
+    "compare", "select", "convert", "broadcast_in_dim", "reshape", "transpose", "dot_general",
+    "convolution", "exponential", "log", "tanh", "rsqrt", "sqrt", "slice", "concatenate",
+    "pad", "iota", "constant", "gather", "dynamic_slice", "dynamic_update_slice", "and",
+    "or", "not", "power", "logistic", "clamp", "reverse", "bitcast_convert"))
+_TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return"})
+# Ops the walk handles itself rather than adding them to the program.
+_STRUCTURAL = _TERMINATORS | {"func.call", "stablehlo.composite", "stablehlo.while",
+                              "stablehlo.case", "stablehlo.if", "sdy.manual_computation",
+                              "mhlo.fusion"}
+_TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
+                         "cbrt", "sine", "cosine", "tan", "atan2", "erf")
+
+
+def walk(module: Any, label: str,
+         channel_device_ids: dict[int, list[int]] | None = None) -> Program:
+    """The program of `module`'s entry function (`label` names it in messages;
+    `channel_device_ids`: the partitioner's device order of mesh-axes replica groups,
+    by channel)."""
+    walker = _Walker(module, label, channel_device_ids or {})
+    return walker.run()
+
+
+class _Walker:
+    """One walk of one module: the ops, values, loops and notes it collects."""
+
+    def __init__(self, module: Any, label: str,
+                 channel_device_ids: dict[int, list[int]]) -> None:
+        self.ir, self.stablehlo, _, sdy = bindings()
+        self.module = module
+        self.label = label
+        self.functions: dict[str, Any] = {}
+        # sdy.mesh symbol -> (axes, device ids or None): for mesh-axes replica groups
+        self.meshes: dict[str, MeshDevices] = {}
+        self.channel_device_ids = channel_device_ids
+        for op in module.body.operations:
+            if op.operation.name == "func.func":
+                fname = op.attributes["sym_name"].value
+                self.functions[fname] = op
+            elif op.operation.name == "sdy.mesh":
+                symbol, mesh = declared_mesh(sdy, op.operation)
+                self.meshes[symbol] = mesh
+        self.ops: list[Op] = []
+        self.value_types: list[TensorType] = []
+        self.producers: list[int] = []
+        self.escaping: set[int] = set()
+        self.loops: list[Loop] = []
+        self.notes: list[str] = []
+        self.counters = LoopCounters(self.ir, self.stablehlo, self.functions)
+        self.also_from: dict[int, tuple[int, ...]] = {}
+        self.type_cache: dict[Any, TensorType] = {}
+        self.attr_cache: dict[Any, Any] = {}
+        # location attribute -> shortened text, shared by the ops of this program
+        # (MLIR uniques locations: the layers of a model repeat the same few)
+        self.location_cache: dict[Any, str] = {}
+        self.call_stack: list[str] = []
+        self.blocks = 0
+
+    # -- entry ------------------------------------------------------------------
+    def run(self) -> Program:
+        entry = self._entry()
+        func = self.functions[entry]
+        block = func.regions[0].blocks[0]
+        args = [self._new_value(self._type(a.type, "func.func", func), -1)
+                for a in block.arguments]
+        results = self._call(entry, args, 1.0, self._new_block(), func)
+        self.escaping.update(results)
+        attrs = self.module.operation.attributes
+        return Program(
+            ops=self.ops, value_types=self.value_types, producers=self.producers,
+            escaping=self.escaping, loops=self.loops,
+            num_partitions=self._module_int(attrs, "mhlo.num_partitions"),
+            num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
+            source=self.label, notes=self.notes, also_from=self.also_from,
+        )
+
+    def _entry(self) -> str:
+        if not self.functions:
+            raise ProgramParseError(f"{self.label}: the module has no func.func to run")
+        if "main" in self.functions:
+            return "main"
+        public = [n for n, f in self.functions.items()
+                  if "sym_visibility" not in f.attributes
+                  or f.attributes["sym_visibility"].value == "public"]
+        return public[0] if public else next(iter(self.functions))
+
+    def _module_int(self, attrs: Any, key: str) -> int:
+        if key in attrs:
+            try:
+                return int(attrs[key].value)
+            except (ValueError, TypeError):
+                return 1
+        return 1
+
+    # -- values and types ----------------------------------------------------------
+    def _new_value(self, ttype: TensorType, producer: int) -> int:
+        self.value_types.append(ttype)
+        self.producers.append(producer)
+        return len(self.value_types) - 1
+
+    def _new_block(self) -> int:
+        self.blocks += 1
+        return self.blocks
+
+    def _type(self, mlir_type: Any, opname: str, op: Any) -> TensorType:
+        cached = self.type_cache.get(mlir_type)
+        if cached is not None:
+            return cached
+        ir = self.ir
+        if isinstance(mlir_type, ir.RankedTensorType):
+            ranked = mlir_type
+            dtype = str(ranked.element_type)
+            if not ranked.has_static_shape:
+                raise self._unsupported(op, opname, f"dynamically shaped type {mlir_type}")
+            if bits_per_element(dtype) is None:
+                if dtype.startswith("!quant."):
+                    raise self._unsupported(op, opname, f"quantized type {mlir_type}")
+                raise self._unsupported(op, opname, f"element type {dtype}")
+            result = TensorType.of(tuple(ranked.shape), dtype)
+        elif isinstance(mlir_type, ir.TupleType):
+            tup = mlir_type
+            parts = [self._type(tup.get_type(i), opname, op) for i in range(tup.num_types)]
+            result = TensorType((), "tuple", sum(p.nbytes for p in parts))
+        elif isinstance(mlir_type, ir.UnrankedTensorType):
+            raise self._unsupported(op, opname, f"unranked type {mlir_type}")
+        else:
+            text = str(mlir_type)
+            if "token" in text:
+                result = TensorType((), "token", 0)
+            elif bits_per_element(text) is not None:
+                result = TensorType.of((), text)
+            else:
+                raise self._unsupported(op, opname, f"type {text}")
+        self.type_cache[mlir_type] = result
+        return result
+
+    def _unsupported(self, op: Any, opname: str, what: str) -> UnsupportedProgramError:
+        where = short_location(str(op.location)) if op is not None else ""
+        at = f" at {where}" if where and where != "unknown" else ""
+        return UnsupportedProgramError(
+            f"{self.label}: unsupported program: {what} in op {opname}{at} "
+            "(only statically shaped, non-quantized programs can be priced)")
+
+    # -- walking ------------------------------------------------------------------------
+    def _call(self, fname: str, args: list[int], count: float, block_id: int,
+              site: Any) -> list[int]:
+        if fname in self.call_stack:
+            raise self._unsupported(site, "func.call", f"recursive call to @{fname}")
+        func = self.functions.get(fname)
+        if func is None:
+            raise ProgramParseError(f"{self.label}: call to undefined function @{fname}")
+        block = func.regions[0].blocks[0]
+        env = dict(zip(block.arguments, args))
+        self.call_stack.append(fname)
+        try:
+            return self._walk_block(block, env, count, block_id)
+        finally:
+            self.call_stack.pop()
+
+    def _walk_block(self, block: Any, env: dict, count: float, block_id: int) -> list[int]:
+        add_op = self._add_op
+        for view in block.operations:
+            op = view.operation
+            name = op.name
+            if name not in _STRUCTURAL:   # the common case: one plain op
+                add_op(op, name, env, count, block_id)
+            elif name in _TERMINATORS:
+                return [env[v] for v in op.operands]
+            elif name == "func.call":
+                callee = op.attributes["callee"].value
+                self._bind_results(op, env, self._call(
+                    callee, [env[v] for v in op.operands], count, block_id, op))
+            elif name == "stablehlo.composite":
+                callee = op.attributes["decomposition"].value
+                self._bind_results(op, env, self._call(
+                    callee, [env[v] for v in op.operands], count, block_id, op))
+            elif name == "stablehlo.while":
+                self._while(op, env, count)
+            elif name in ("stablehlo.case", "stablehlo.if"):
+                self._branches(op, env, count)
+            elif name == "sdy.manual_computation":
+                self._manual_computation(op, env, count, block_id)
+            elif name == "mhlo.fusion":
+                # XLA's fusions (in modules converted from optimized HLO): inline the
+                # body; our own fusion pass groups kernels for the target.
+                body = op.regions[0].blocks[0]
+                for arg, value in zip(body.arguments, op.operands):
+                    env[arg] = env[value]
+                self._bind_results(op, env, self._walk_block(body, env, count, block_id))
+        return []
+
+    def _bind_results(self, op: Any, env: dict, values: list[int]) -> None:
+        for result, vid in zip(op.results, values):
+            env[result] = vid
+
+    def _add_op(self, op: Any, name: str, env: dict, count: float, block_id: int) -> None:
+        # The hot loop of ingestion (one call per op): locals and list comprehensions
+        # rather than helper calls, see benchmarks/speed.py.
+        index = len(self.ops)
+        inputs = tuple([env[v] for v in op.operands])
+        value_types = self.value_types
+        producers = self.producers
+        type_cache = self.type_cache
+        outputs = []
+        result_types = []
+        for result in op.results:
+            mlir_type = result.type
+            ttype = type_cache.get(mlir_type)
+            if ttype is None:
+                ttype = self._type(mlir_type, name, op)
+            vid = len(value_types)
+            value_types.append(ttype)
+            producers.append(index)
+            env[result] = vid
+            outputs.append(vid)
+            result_types.append(ttype)
+        attributes = decode_attributes(op, self.attr_cache)
+        if name == "stablehlo.constant":
+            value = scalar_constant(op, self.attr_cache)
+            attributes["value"] = value
+            if value is not None and outputs:
+                self.counters.const_values[outputs[0]] = value
+        elif name == "stablehlo.custom_call":
+            config = kernel_config(op, attributes.get("call_target_name", ""))
+            if config is not None:
+                attributes["backend_config"] = config
+        elif name in _BODY_OPS:
+            self._summarize_body(op, attributes)
+        elif name not in _KNOWN and len(op.regions):
+            # an op with regions we do not know: walk them as part of the program
+            for region in op.regions:
+                for block in region.blocks:
+                    self._walk_block(block, env, count, block_id)
+        groups = attributes.get("replica_groups")
+        if isinstance(groups, str) and "replica_group_mesh_axes" in groups:
+            attributes["replica_groups"] = self._mesh_axes_groups(groups, attributes, op, name)
+        if self.counters.counter_values and name in COUNTER_ARITHMETIC and outputs:
+            self.counters.follow_counter(name, inputs, outputs[0])
+        opcode = name[10:] if name.startswith("stablehlo.") else name
+        self.ops.append(Op(index, opcode, tuple([value_types[v] for v in inputs]),
+                           tuple(result_types), inputs, tuple(outputs), attributes,
+                           count, block_id, (op.location, self.location_cache)))
+
+    def _mesh_axes_groups(self, text: str, attributes: dict, op: Any,
+                          name: str) -> list[list[int]]:
+        """`#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]>` as explicit
+        groups of device ids, from the module's `sdy.mesh @m`."""
+        symbol = mesh_symbol(text)
+        mesh = self.meshes.get(symbol) if symbol else None
+        if mesh is None:
+            raise self._unsupported(op, name, f"replica groups {text} on an undeclared mesh")
+        axes, device_ids = mesh
+        channel = (attributes.get("channel_handle") or {}).get("handle")
+        if channel in self.channel_device_ids:   # XLA's device order, lost in conversion
+            device_ids = self.channel_device_ids[channel]
+        refs = []
+        sizes = dict(axes)
+        for axis, pre, size in axis_refs(text):
+            if axis not in sizes:
+                raise self._unsupported(op, name, f"replica groups on unknown mesh axis "
+                                                  f"{axis!r} ({text})")
+            refs.append((axis, pre, sizes[axis] if size is None else size))
+        return mesh_axes_groups(axes, refs, device_ids)
+
+    def _summarize_body(self, op: Any, attributes: dict) -> None:
+        """One application of the op's scalar regions, into `attributes`:
+        `body_ops` (the short names of its arithmetic ops: costs weighs them for complex
+        values), `body_flops` (their number), `body_transcendentals`, and for
+        select_and_scatter `select_flops` / `scatter_flops` (its two regions run a
+        different number of times)."""
+        names: list[str] = []
+        per_region: list[int] = []
+        transcendentals = 0
+        for region in op.regions:
+            before = len(names)
+            for block in region.blocks:
+                for inner in block.operations:
+                    iname = inner.operation.name
+                    if iname in _TERMINATORS or iname.endswith("constant"):
+                        continue
+                    short = iname.split(".", 1)[-1]
+                    if short.startswith(_TRANSCENDENTAL_NAMES):
+                        transcendentals += 1
+                    else:
+                        names.append(short)
+            per_region.append(len(names) - before)
+        attributes["body_ops"] = tuple(names)
+        attributes["body_flops"] = len(names)
+        attributes["body_transcendentals"] = transcendentals
+        if len(per_region) == 2 and op.name == "stablehlo.select_and_scatter":
+            attributes["select_flops"], attributes["scatter_flops"] = per_region
+
+    # -- control flow ---------------------------------------------------------------------
+    def _while(self, op: Any, env: dict, count: float) -> None:
+        init = [env[v] for v in op.operands]
+        cond = op.regions[0].blocks[0]
+        body = op.regions[1].blocks[0]
+        body_yield = list(body.operations)[-1].operation.operands
+        trip, reason = self.counters.trip_count(init, cond, body, body_yield)
+        where = short_location(str(op.location))
+        if trip is None:
+            self.loops.append(Loop(where, 1, False, reason))
+            self.notes.append(f"while loop at {where}: trip count not derivable ({reason}); "
+                              "assumed to run once")
+            trip = 1
+        else:
+            self.loops.append(Loop(where, trip, True, reason))
+            if reason:
+                self.notes.append(f"while loop at {where}: {reason}")
+        # A value the body passes on unchanged is the initial value in every iteration;
+        # any other carried value is a new value inside the loop: its producer is the
+        # previous iteration, not the op that computed the initial value.
+        invariant = [isinstance(y, self.ir.BlockArgument) and y.owner == body
+                     and y.arg_number == i for i, y in enumerate(body_yield)]
+        for block in (cond, body):
+            for i, (arg, vid) in enumerate(zip(block.arguments, init)):
+                if invariant[i]:
+                    env[arg] = vid
+                else:
+                    env[arg] = carried = self._new_value(self.value_types[vid], -1)
+                    self.also_from[carried] = (vid,)
+        self.counters.note_counters(init, body, body_yield, trip, invariant, env)
+        self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
+        yields = self._walk_block(body, env, count * trip, self._new_block())
+        self.escaping.update(yields)
+        self._bind_results(op, env, yields if trip > 0 else init)
+
+    def _branches(self, op: Any, env: dict, count: float) -> None:
+        n = len(op.regions)
+        where = short_location(str(op.location))
+        self.notes.append(f"{op.name} at {where}: {n} branches, each assumed to run "
+                          f"1/{n} of the time")
+        branches: list[list[int]] = []
+        for region in op.regions:
+            yields = self._walk_block(region.blocks[0], env, count / n, self._new_block())
+            self.escaping.update(yields)
+            branches.append(yields)
+        # a result is whichever branch's yield: a new value that waits for all of them
+        for i, result in enumerate(op.results):
+            vid = env[result] = self._new_value(self._type(result.type, op.name, op), -1)
+            self.also_from[vid] = tuple(b[i] for b in branches if i < len(b))
+
+    def _manual_computation(self, op: Any, env: dict, count: float, block_id: int) -> None:
+        body = op.regions[0].blocks[0]
+        for arg in body.arguments:  # per-device shapes differ from the global operands
+            env[arg] = self._new_value(self._type(arg.type, op.name, op), -1)
+        yields = self._walk_block(body, env, count, block_id)
+        self.escaping.update(yields)
+        for result in op.results:
+            env[result] = self._new_value(self._type(result.type, op.name, op), -1)
