@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from stablecost.errors import StablecostError
-    from stablecost.train.link_calibration import calibrate_collectives, write_catalog
+    from stablecost.train.link_calibration.catalog import write_catalog
+    from stablecost.train.link_calibration.report import calibrate_collectives
 
     start = time.perf_counter()
     try:

@@ -14,20 +14,26 @@ from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentEr
 from stablecost.hardware import get_hardware, load_spec_file, parse_spec
 from stablecost.models.collectives import collective_time
 from stablecost.models.topology import Link, topology_for
-from stablecost.train.link_calibration import (
-    ALL_KINDS,
-    CALIBRATED_KINDS,
-    CollectiveMeasurement,
-    LinkParams,
-    calibrate_collectives,
+from stablecost.train.link_calibration.catalog import (
     calibrated_topology,
     calibration_toml,
+    write_catalog,
+)
+from stablecost.train.link_calibration.fit import (
+    LinkParams,
     fit_link_params,
-    held_out_mask,
     modeled_time,
     predict_times,
+)
+from stablecost.train.link_calibration.measurements import (
+    CALIBRATED_KINDS,
+    CollectiveMeasurement,
+    held_out_mask,
+)
+from stablecost.train.link_calibration.report import (
+    ALL_KINDS,
+    calibrate_collectives,
     size_band,
-    write_catalog,
 )
 
 SIZES = [2.0 ** e for e in range(9, 30)]          # 512 B .. 512 MiB, as nccl-tests swept
@@ -174,7 +180,7 @@ def test_calibration_from_an_imported_root(imported):
 def test_catalog_block_round_trips(imported, tmp_path):
     report = calibrate_collectives(imported, "H100-SXM", variants=False)
     block = calibration_toml(report, "H100-SXM")
-    assert "fitted by train/link_calibration.py to aiconfigurator NCCL 2.29.2" in block
+    assert "fitted by stablecost.train.link_calibration to aiconfigurator NCCL 2.29.2" in block
     [path] = write_catalog(report, directory=tmp_path)
     again = write_catalog(report, directory=tmp_path)[0].read_text()   # replaces, not appends
     assert again.count("\n[interconnect.calibrated]\n") == 1
@@ -277,5 +283,6 @@ def test_topology_for_calibrated_prices_each_kind_on_its_values():
     # 16 GPUs: two nodes, calibrated NVLink inside, the datasheet NIC between them.
     two = topology_for("H100-SXM", 16, calibrated=True)
     assert two.links[0] == Link(50e9, 5e-6) and two.for_kind("all_gather").kind == "hierarchical"
-    with pytest.raises(InvalidArgumentError, match="'TPU-v5e' has no \\[interconnect.calibrated\\]"):
+    with pytest.raises(InvalidArgumentError,
+                       match="'TPU-v5e' has no \\[interconnect.calibrated\\]"):
         topology_for("TPU-v5e", 8, calibrated=True)
