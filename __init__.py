@@ -20,7 +20,7 @@ from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
 from .featurize.program import FEATURIZER_VERSION, Op, Program, TensorType
 from .hardware import Hardware, get_hardware, list_hardware
-from .models.communication import CollectiveRow
+from .models.comm.pricing import CollectiveRow
 from .serve.predict import (
                      Candidate,
                      KernelRow,

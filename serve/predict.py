@@ -34,10 +34,12 @@ from ..featurize.partition import Mesh, parse_mesh
 from ..featurize.program import FEATURIZER_VERSION, Program
 from ..gcpause import gc_paused
 from ..hardware import Hardware, get_hardware
-from ..models.communication import CollectiveRow, devices_used, parse_topology, price_collectives
+from ..models.comm.groups import devices_used
+from ..models.comm.pricing import CollectiveRow, price_collectives
+from ..models.comm.topology import Topology
+from ..models.comm.topology_spec import parse_topology
 from ..models.roofline import kernel_times
 from ..models.schedule import Schedule, kernel_graph, list_schedule
-from ..models.topology import Topology
 
 FIDELITIES = ("auto", "roofline", "learned", "all")
 # auto: learned where a bundled model exists for the chip, else roofline.

@@ -12,8 +12,8 @@ import pytest
 from stablecost.datasets import importers, store
 from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
 from stablecost.hardware import get_hardware, load_spec_file, parse_spec
-from stablecost.models.collectives import collective_time
-from stablecost.models.topology import Link, topology_for
+from stablecost.models.comm.collectives import collective_time
+from stablecost.models.comm.topology import Link, topology_for
 from stablecost.train.link_calibration import (
     ALL_KINDS,
     CALIBRATED_KINDS,
@@ -262,7 +262,7 @@ def test_only_the_chips_asked_for(imported):
 
 
 def test_topology_for_calibrated_prices_each_kind_on_its_values():
-    from stablecost.models.collectives import collective_time
+    from stablecost.models.comm.collectives import collective_time
 
     topo = topology_for("H100-SXM", 8, calibrated=True)
     links = get_hardware("H100-SXM").calibrated_links
@@ -277,5 +277,6 @@ def test_topology_for_calibrated_prices_each_kind_on_its_values():
     # 16 GPUs: two nodes, calibrated NVLink inside, the datasheet NIC between them.
     two = topology_for("H100-SXM", 16, calibrated=True)
     assert two.links[0] == Link(50e9, 5e-6) and two.for_kind("all_gather").kind == "hierarchical"
-    with pytest.raises(InvalidArgumentError, match="'TPU-v5e' has no \\[interconnect.calibrated\\]"):
+    with pytest.raises(InvalidArgumentError,
+                       match="'TPU-v5e' has no \\[interconnect.calibrated\\]"):
         topology_for("TPU-v5e", 8, calibrated=True)

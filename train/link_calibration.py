@@ -81,7 +81,8 @@ import numpy as np
 
 from ..errors import DatasetError, InvalidArgumentError, UnknownHardwareError
 from ..hardware import CalibratedLinks, Hardware, get_hardware
-from ..models.collectives import (
+from ..models.comm.collectives import collective_time
+from ..models.comm.phases import (
     ALL_GATHER,
     ALL_REDUCE,
     ALL_TO_ALL,
@@ -92,9 +93,8 @@ from ..models.collectives import (
     RING,
     TREE,
     CollectiveCost,
-    collective_time,
 )
-from ..models.topology import SWITCH, Link, Topology, topology_for
+from ..models.comm.topology import SWITCH, Link, Topology, topology_for
 
 CALIBRATED_KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)
 ALL_KINDS = "all"              # the chip-wide fit / error row over every kind
