@@ -16,9 +16,8 @@ from .errors import StablecostError
 from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
 from .hardware import Hardware, get_hardware, list_hardware
-from .models.communication import CollectiveRow
-from .serve.api import (Candidate, FidelityTotals, KernelRow, Prediction, predict,
-                        predict_many)
+from .models.comm.pricing import CollectiveRow
+from .serve.api import Candidate, FidelityTotals, KernelRow, Prediction, predict, predict_many
 
 __version__ = "0.1.0"
 

@@ -1,7 +1,7 @@
 """The one interface every fidelity implements, and the registry that names them.
 
 A cost model prices the compute kernels of an `Analysis` on a chip; communication is
-priced by `models.communication` and the step is assembled by `serve.api.step` the same
+priced by `models.comm` and the step is assembled by `serve.api.step` the same
 way whatever the fidelity. Adding a fidelity is writing a class with `name`, `covers`
 and `estimate`, and calling `register`:
 

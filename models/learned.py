@@ -135,7 +135,7 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
                                    spec=bundled_hardware(hardware, root))
             if (path / "step_gnn" / "meta.json").is_file():
                 from ..errors import ModelError
-                from .gnn import StepGNN
+                from .gnn.estimator import StepGNN
 
                 models.step, models.step_meta = StepGNN.load(path / "step_gnn")
                 trained_over = (models.step_meta.get("kernel_model") or {}).get("data_digest")
@@ -207,7 +207,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                 note = (f"the step GNN's training programs never had {shown} (kernels "
                         f"with {share:.1%} of the kernel time); the GNN priced the step")
     if use_step:
-        from .gnn import graph_from_parts, kernel_edges
+        from .gnn.graph import graph_from_parts, kernel_edges
 
         # the kernel features and predictions above are the GNN's node inputs
         graph = graph_from_parts(X, rl, counts[chosen], time_s[chosen],

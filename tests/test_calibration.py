@@ -12,8 +12,8 @@ import pytest
 from stablecost.datasets import importers, store
 from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
 from stablecost.hardware import get_hardware, load_spec_file, parse_spec
-from stablecost.models.collectives import collective_time
-from stablecost.models.topology import Link, topology_for
+from stablecost.models.comm.collectives import collective_time
+from stablecost.models.comm.topology import Link, topology_for
 from stablecost.train.link_calibration.catalog import (
     calibrated_topology,
     calibration_toml,
@@ -268,7 +268,7 @@ def test_only_the_chips_asked_for(imported):
 
 
 def test_topology_for_calibrated_prices_each_kind_on_its_values():
-    from stablecost.models.collectives import collective_time
+    from stablecost.models.comm.collectives import collective_time
 
     topo = topology_for("H100-SXM", 8, calibrated=True)
     links = get_hardware("H100-SXM").calibrated_links

@@ -7,15 +7,14 @@ import pytest
 
 from stablecost.errors import HardwareSpecError, InvalidArgumentError
 from stablecost.hardware import get_hardware, parse_spec
-from stablecost.models.collectives import (
-    ALGORITHMS,
-    KINDS,
+from stablecost.models.comm.collectives import (
     available_algorithms,
-    bytes_per_device_from_send,
     collective_time,
     default_algorithm,
 )
-from stablecost.models.topology import DimSpan, Link, Topology, place_group, topology_for
+from stablecost.models.comm.phases import ALGORITHMS, KINDS, bytes_per_device_from_send
+from stablecost.models.comm.placement import DimSpan, place_group
+from stablecost.models.comm.topology import Link, Topology, topology_for
 
 GiB = float(2 ** 30)
 MiB = float(2 ** 20)

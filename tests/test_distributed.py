@@ -18,10 +18,11 @@ from stablecost import Candidate
 from stablecost.errors import InvalidArgumentError
 from stablecost.featurize.partition import mesh_group_device_ids, parse_mesh
 from stablecost.featurize.replica_groups import mesh_axes_groups
-from stablecost.models.collectives import collective_time
-from stablecost.models.communication import device_groups, device_pairs, parse_topology
+from stablecost.models.comm.collectives import collective_time
+from stablecost.models.comm.groups import device_groups, device_pairs
+from stablecost.models.comm.topology import topology_for
+from stablecost.models.comm.topology_spec import parse_topology
 from stablecost.models.schedule import list_schedule
-from stablecost.models.topology import topology_for
 from stablecost.serve.api import ProgramCache
 
 MESH = {"data": 4, "model": 2}

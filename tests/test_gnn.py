@@ -15,6 +15,7 @@ from stablecost.featurize.ingest import load_program
 from stablecost.hardware import get_hardware
 from stablecost.models import gnn
 from stablecost.models.features import N_FEATURES
+from stablecost.models.gnn import estimator
 
 
 class RooflineTimesTwo:
@@ -135,8 +136,8 @@ def test_batches_of_different_sizes_match_one_by_one(mlp_graph, small_set, monke
     alone = np.array([model.predict([g])[0] for g in mixed])
     assert together.shape == (4,) and np.all(together > 0)
     np.testing.assert_allclose(together, alone, rtol=1e-5)
-    monkeypatch.setattr(gnn, "_PREDICT_NODES", 100)  # 35+3 | 200 | 60 nodes per pass
-    assert [len(c) for c in gnn._chunks(mixed, 100)] == [2, 1, 1]
+    monkeypatch.setattr(estimator, "PREDICT_NODES", 100)  # 35+3 | 200 | 60 nodes per pass
+    assert [len(c) for c in estimator.chunk_graphs(mixed, 100)] == [2, 1, 1]
     np.testing.assert_allclose(model.predict(mixed), together, rtol=1e-5)
 
 

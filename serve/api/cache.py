@@ -26,7 +26,7 @@ from ...featurize.fusion import COLLECTIVE
 from ...featurize.partition import Mesh, parse_mesh
 from ...featurize.program import FEATURIZER_VERSION, Program
 from ...hardware import Hardware
-from ...models.communication import devices_used
+from ...models.comm.groups import devices_used
 from ...models.schedule import kernel_graph
 from .lru import LRUCache
 

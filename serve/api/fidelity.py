@@ -11,7 +11,7 @@ from typing import Any
 from ...errors import InvalidArgumentError, UnknownHardwareError
 from ...hardware import Hardware, get_hardware
 from ...models import cost_model
-from ...models.topology import Topology
+from ...models.comm.topology import Topology
 from .cache import PreparedProgram
 from .results import FidelityTotals, Prediction
 from .step import predict_step

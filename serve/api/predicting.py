@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ...errors import InvalidArgumentError, StablecostError
 from ...gcpause import gc_paused
 from ...hardware import Hardware
-from ...models.topology import Topology
+from ...models.comm.topology import Topology
 from .cache import ProgramCache, checked_cache
 from .fidelity import check_fidelity, predict_prepared, resolve_hardware
 from .results import Candidate, Prediction
@@ -42,7 +42,7 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
     mesh: {axis: size} ("data=4,model=2"): partition an annotated program for that mesh,
         or place a shard_map/pmap program on it (see `load_program`).
     topology: None (the chip's default fabric for the program's devices), a kind name
-        with optional dims ("torus2d:2x4", see `models.communication.parse_topology`),
+        with optional dims ("torus2d:2x4", see `models.comm.topology_spec.parse_topology`),
         or a `Topology`.
     overlap: False runs communication and compute back to back (no overlap).
     """

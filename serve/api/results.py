@@ -14,8 +14,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ...hardware import Hardware
-from ...models.communication import CollectiveRow
-from ...models.topology import Topology
+from ...models.comm.pricing import CollectiveRow
+from ...models.comm.topology import Topology
 
 # new key -> old key: to_dict() writes both until stablecost ALIASES_REMOVED_IN
 ALIASES_REMOVED_IN = "0.2.0"

@@ -14,11 +14,12 @@ from typing import NamedTuple
 from ...errors import InvalidArgumentError
 from ...featurize.program import FEATURIZER_VERSION
 from ...hardware import Hardware
-from ...models.communication import CollectiveRow, parse_topology, price_collectives
+from ...models.comm.pricing import CollectiveRow, price_collectives
+from ...models.comm.topology import Topology
+from ...models.comm.topology_spec import parse_topology
 from ...models.cost_model import CostModel, KernelEstimate
 from ...models.roofline import kernel_times
 from ...models.schedule import Schedule, list_schedule
-from ...models.topology import Topology
 from .cache import PreparedProgram, hardware_key
 from .results import KernelRow, Prediction
 

@@ -91,7 +91,7 @@ def _analyze(args: argparse.Namespace) -> int:
 def _predict(args: argparse.Namespace) -> int:
     from ...featurize.analysis import analyze
     from ...featurize.partition import parse_mesh
-    from ...models.communication import parse_topology_spec
+    from ...models.comm.topology_spec import parse_topology_spec
     from ..api import predict
 
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]

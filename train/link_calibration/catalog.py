@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ...errors import InvalidArgumentError
 from ...hardware import Hardware, get_hardware
-from ...models.topology import Topology, topology_for
+from ...models.comm.topology import Topology, topology_for
 from .fit import LinkParams
 from .measurements import CALIBRATED_KINDS, wanted_chips
 from .report import CalibrationReport, ErrorStats, percent

@@ -61,7 +61,8 @@ import numpy as np
 
 from ...errors import InvalidArgumentError
 from ...hardware import CalibratedLinks, Hardware, get_hardware
-from ...models.collectives import (
+from ...models.comm.collectives import collective_time
+from ...models.comm.phases import (
     ALL_GATHER,
     ALL_REDUCE,
     ALL_TO_ALL,
@@ -72,9 +73,8 @@ from ...models.collectives import (
     RING,
     TREE,
     CollectiveCost,
-    collective_time,
 )
-from ...models.topology import SWITCH, Link, Topology
+from ...models.comm.topology import SWITCH, Link, Topology
 from .measurements import CollectiveMeasurement
 
 LIBRARY = "library"            # the model's own algorithm choice

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...errors import DatasetError, InvalidArgumentError, UnknownHardwareError
 from ...hardware import Hardware, get_hardware
-from ...models.collectives import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, REDUCE_SCATTER
+from ...models.comm.phases import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, REDUCE_SCATTER
 
 CALIBRATED_KINDS = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL)
 HELD_OUT_EVERY = 3

@@ -20,8 +20,9 @@ import numpy as np
 
 from ...errors import DatasetError, InvalidArgumentError
 from ...hardware import Hardware, get_hardware
-from ...models.collectives import IN_SWITCH, collective_time
-from ...models.topology import topology_for
+from ...models.comm.collectives import collective_time
+from ...models.comm.phases import IN_SWITCH
+from ...models.comm.topology import topology_for
 from .fit import (
     LIBRARY,
     VARIANTS,

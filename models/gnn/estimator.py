@@ -1,24 +1,7 @@
-"""The per-step GNN: a message-passing network over a program's fused kernels that
-predicts the whole step time.
+"""The step GNN estimator (`StepGNN`): fit, predict, save and load, scikit-learn style.
 
-Graph. One node per priced, non-collective fused kernel (the kernels the per-kernel
-model prices, in program order). A node's features are the kernel's feature vector
-(`features.FEATURES`), log2 of the per-kernel model's predicted microseconds for one
-execution and log2 of its executions per step. An edge A -> B means an op of B reads a
-value produced by an op of A; metadata/free ops that belong to no kernel (and kernels
-that are not nodes) are looked through, so `reshape`s between two kernels do not cut
-the data flow. Each graph also carries a few whole-program numbers (`GRAPH_FEATURES`):
-the kernel-model sum, the roofline sum, the kernel count and the launches per step.
-
-Network. Messages flow both ways along def-use edges with separate weights per
-direction: each layer is `h + ReLU(LayerNorm(SAGE_fwd(h, producers) + SAGE_bwd(h,
-consumers)))` with mean aggregation. Mean (not sum) aggregation keeps activations
-bounded on high fan-in nodes of 10k+ node graphs; separate directions let a kernel
-tell what feeds it (is its input still in cache, is it on the critical path) from what
-it feeds; SAGE's separate root weight keeps the node's own cost distinct from its
-neighbourhood. The readout concatenates sum, mean and max pooling (the sum through
-`asinh`, which grows like a log, so a 12k-node graph does not saturate the head) with
-the standardized graph features, and an MLP maps them to one number.
+(Over 400 lines: one class whose fitting, prediction and persistence share the member
+networks and normalization it holds; splitting it would spread that state over modules.)
 
 Targets. ``direct``: log2 of the measured step seconds. ``residual``: log2 of measured
 over `floor + sum(count x kernel-model prediction)` (the network learns what the
@@ -44,198 +27,21 @@ import contextlib
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import ModelError, NotFittedError
-from ..featurize.fusion import COLLECTIVE, Kernel
-from ..featurize.program import FEATURIZER_VERSION, Program
-from ..hardware import Hardware
-from .features import FEATURE_SCHEMA_VERSION, FEATURES, N_FEATURES
+from ...errors import ModelError, NotFittedError
+from ...featurize.program import FEATURIZER_VERSION
+from ..features import FEATURE_SCHEMA_VERSION, FEATURES, N_FEATURES
+from .graph import GRAPH_FEATURES, NODE_FEATURES, TINY_S
+from .network import step_network
 
 MODEL_NAME = "step_gnn"
 WEIGHTS_FILE = "step_gnn.pt"
 GNN_SCHEMA_VERSION = "1"
 TARGETS = ("direct", "residual")
-NODE_FEATURES: tuple[str, ...] = (*FEATURES, "kernel_pred_log2_us", "count_log2")
-GRAPH_FEATURES: tuple[str, ...] = ("kernel_sum_log2_s", "roofline_sum_log2_s",
-                                   "kernels_log2", "launches_log2")
-_TINY_S = 1e-9
-_PREDICT_NODES = 50_000   # nodes per forward pass when predicting (bounds memory)
-
-
-class KernelPredictor(Protocol):
-    """What the graph builder needs from a per-kernel model (`KernelCostModel` is one)."""
-
-    def predict(self, X: np.ndarray, roofline_s: np.ndarray) -> np.ndarray: ...
-
-
-# --------------------------------------------------------------------------- graphs
-def step_kernels(kernels: Sequence[Kernel]) -> list[Kernel]:
-    """The kernels that become nodes: priced and not collectives (the ones the
-    per-kernel model prices; the same filter as `train.data.featurize_rows`)."""
-    return [k for k in kernels if k.kind != COLLECTIVE and k.priced]
-
-
-def kernel_edges(program: Program, kernels: Sequence[Kernel]) -> np.ndarray:
-    """Def-use edges between `kernels` as a (2, edges) int64 array of positions in
-    `kernels`: (a, b) when an op of kernel b reads a value produced by an op of kernel a,
-    looking through ops that belong to none of `kernels`. No self loops, no duplicates."""
-    ops = program.ops
-    producers = program.producers
-    owner: dict[int, list[int]] = {}
-    for position, kernel in enumerate(kernels):
-        for op_index in kernel.ops:
-            owner.setdefault(op_index, []).append(position)
-    through: dict[int, frozenset[int]] = {}   # non-member op -> kernels feeding it
-
-    def feeding(op_index: int) -> frozenset[int]:
-        if op_index in through:
-            return through[op_index]
-        # iterative DFS over chains of non-member ops (they can be long)
-        stack = [op_index]
-        while stack:
-            top = stack[-1]
-            pending = []
-            for v in ops[top].inputs:
-                p = producers[v]
-                if p >= 0 and p not in owner and p not in through:
-                    pending.append(p)
-            if pending:
-                through.setdefault(top, frozenset())  # breaks cycles, none expected
-                stack.extend(pending)
-                continue
-            stack.pop()
-            found: set[int] = set()
-            for v in ops[top].inputs:
-                p = producers[v]
-                if p < 0:
-                    continue
-                found.update(owner[p] if p in owner else through.get(p, ()))
-            through[top] = frozenset(found)
-        return through[op_index]
-
-    edges: set[tuple[int, int]] = set()
-    for b, kernel in enumerate(kernels):
-        members = set(kernel.ops)
-        for op_index in kernel.ops:
-            for v in ops[op_index].inputs:
-                p = producers[v]
-                if p < 0 or p in members:
-                    continue
-                sources = owner[p] if p in owner else feeding(p)
-                for a in sources:
-                    if a != b:
-                        edges.add((a, b))
-    if not edges:
-        return np.zeros((2, 0), dtype=np.int64)
-    return np.array(sorted(edges), dtype=np.int64).T.copy()
-
-
-def graph_from_parts(X: np.ndarray, roofline_s: np.ndarray, count: np.ndarray,
-                     kernel_pred_s: np.ndarray, edge_index: np.ndarray, floor_s: float):
-    """A `torch_geometric.data.Data` from per-kernel arrays (kernel features, roofline
-    and predicted seconds of one execution, executions per step) and edges.
-
-    Graph attributes: `graph_x` (1, GRAPH_FEATURES), `baseline_s` = floor + sum of
-    count x prediction, `roofline_s` = sum of count x roofline (float64, shape (1,))."""
-    import torch
-    from torch_geometric.data import Data
-
-    X = np.asarray(X, dtype=np.float32)
-    n = len(X)
-    if n == 0:
-        raise ModelError("a program with no priced kernel has no step graph")
-    if X.ndim != 2 or X.shape[1] != N_FEATURES:
-        raise ModelError(f"kernel features have shape {X.shape}; expected ({n}, {N_FEATURES})")
-    pred = np.asarray(kernel_pred_s, dtype=np.float64)
-    if not np.all(np.isfinite(pred)) or np.any(pred < 0):
-        bad = int(np.sum(~np.isfinite(pred) | (pred < 0)))
-        raise ModelError(f"the kernel model returned {bad} non-finite or negative kernel "
-                         "time(s); cannot build the step graph")
-    count = np.asarray(count, dtype=np.float64)
-    rl = np.asarray(roofline_s, dtype=np.float64)
-    extra = np.stack([np.log2(np.maximum(pred * 1e6, 1e-6)),
-                      np.log2(np.maximum(count, 1e-6))], axis=1).astype(np.float32)
-    baseline_s = float(floor_s) + float(np.sum(count * pred))
-    roofline_sum_s = float(np.sum(count * rl))
-    graph_x = np.array([[math.log2(max(baseline_s, _TINY_S)),
-                         math.log2(max(roofline_sum_s, _TINY_S)),
-                         math.log2(n), math.log2(max(float(np.sum(count)), 1.0))]],
-                       dtype=np.float32)
-    edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
-    return Data(x=torch.from_numpy(np.concatenate([X, extra], axis=1)),
-                edge_index=torch.from_numpy(edge_index),
-                graph_x=torch.from_numpy(graph_x),
-                baseline_s=torch.tensor([baseline_s], dtype=torch.float64),
-                roofline_s=torch.tensor([roofline_sum_s], dtype=torch.float64),
-                num_nodes=n)
-
-
-def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
-                  floor_s: float):
-    """The step graph of an analyzed program (`featurize.analysis.analyze(...)`) on `hw`,
-    with node features from `kernel_model` (whose bundle's `floor_s` goes in `floor_s`).
-
-    Kernels without a cost rule or collectives are not nodes (the caller reports the
-    program's unpriced ops; `analysis.unpriced`)."""
-    from .features import program_features
-    from .roofline import kernel_times
-
-    kernels = step_kernels(analysis.kernels)
-    if not kernels:
-        raise ModelError(f"{analysis.program.source}: no priced compute kernel, so the step "
-                         "GNN cannot price it")
-    X = program_features(kernels, analysis.program, hw)
-    rl = np.array([t.time_s for t in kernel_times(kernels, analysis.program, hw)])
-    count = np.array([k.count for k in kernels], dtype=np.float64)
-    pred = np.asarray(kernel_model.predict(X, rl), dtype=np.float64)
-    return graph_from_parts(X, rl, count, pred, kernel_edges(analysis.program, kernels),
-                            floor_s)
-
-
-# --------------------------------------------------------------------------- network
-def _network(n_node: int, n_graph: int, hidden: int, layers: int, dropout: float):
-    import torch
-    from torch import nn
-    from torch_geometric.nn import SAGEConv, global_add_pool, global_max_pool, global_mean_pool
-
-    class StepNet(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            for name, size in (("node_mean", n_node), ("graph_mean", n_graph)):
-                self.register_buffer(name, torch.zeros(size))
-            for name, size in (("node_std", n_node), ("graph_std", n_graph)):
-                self.register_buffer(name, torch.ones(size))
-            self.register_buffer("y_mean", torch.zeros(()))
-            self.register_buffer("y_std", torch.ones(()))
-            self.encode = nn.Sequential(nn.Linear(n_node, hidden), nn.ReLU(),
-                                        nn.Linear(hidden, hidden))
-            self.forward_convs = nn.ModuleList(
-                SAGEConv(hidden, hidden, aggr="mean") for _ in range(layers))
-            self.backward_convs = nn.ModuleList(
-                SAGEConv(hidden, hidden, aggr="mean", root_weight=False) for _ in range(layers))
-            self.norms = nn.ModuleList(nn.LayerNorm(hidden) for _ in range(layers))
-            self.dropout = nn.Dropout(dropout)
-            self.head = nn.Sequential(nn.Linear(3 * hidden + n_graph, hidden), nn.ReLU(),
-                                      nn.Linear(hidden, hidden), nn.ReLU(),
-                                      nn.Linear(hidden, 1))
-            nn.init.zeros_(self.head[-1].weight)
-            nn.init.zeros_(self.head[-1].bias)
-
-        def forward(self, x, edge_index, batch, graph_x, num_graphs: int):
-            h = self.encode((x - self.node_mean) / self.node_std)
-            reverse = edge_index.flip(0)
-            for fwd, bwd, norm in zip(self.forward_convs, self.backward_convs, self.norms):
-                h = h + self.dropout(torch.relu(norm(fwd(h, edge_index) + bwd(h, reverse))))
-            pooled = torch.cat([torch.asinh(global_add_pool(h, batch, num_graphs)),
-                                global_mean_pool(h, batch, num_graphs),
-                                global_max_pool(h, batch, num_graphs),
-                                (graph_x - self.graph_mean) / self.graph_std], dim=1)
-            return self.head(pooled).squeeze(-1)   # standardized target
-
-    return StepNet()
+PREDICT_NODES = 50_000   # nodes per forward pass when predicting (bounds memory)
 
 
 @contextlib.contextmanager
@@ -305,19 +111,19 @@ class StepGNN:
 
     # -- targets ---------------------------------------------------------------------
     def _encode(self, time_s: np.ndarray, baseline_s: np.ndarray) -> np.ndarray:
-        time_s = np.maximum(np.asarray(time_s, dtype=np.float64), _TINY_S)
+        time_s = np.maximum(np.asarray(time_s, dtype=np.float64), TINY_S)
         if self.target == "residual":
-            return np.log2(time_s / np.maximum(baseline_s, _TINY_S))
+            return np.log2(time_s / np.maximum(baseline_s, TINY_S))
         return np.log2(time_s)
 
     def _decode(self, value: np.ndarray, baseline_s: np.ndarray) -> np.ndarray:
         if self.target == "residual":
-            return np.exp2(value) * np.maximum(baseline_s, _TINY_S)
+            return np.exp2(value) * np.maximum(baseline_s, TINY_S)
         return np.exp2(value)
 
     # -- fitting ---------------------------------------------------------------------
     def _new_network(self):
-        return _network(len(NODE_FEATURES), len(GRAPH_FEATURES), int(self.hidden),
+        return step_network(len(NODE_FEATURES), len(GRAPH_FEATURES), int(self.hidden),
                         int(self.layers), float(self.dropout))
 
     @staticmethod
@@ -474,7 +280,7 @@ class StepGNN:
         outputs, baselines = [], []
         try:
             with torch.no_grad():
-                for chunk in _chunks(graphs, _PREDICT_NODES):
+                for chunk in chunk_graphs(graphs, PREDICT_NODES):
                     batch = Batch.from_data_list(chunk)
                     total = 0.0
                     for net in networks:
@@ -522,7 +328,7 @@ class StepGNN:
 
         import torch
 
-        from ..atomicio import atomic_write_bytes
+        from ...atomicio import atomic_write_bytes
 
         self._check_fitted()
         directory = Path(directory)
@@ -548,7 +354,7 @@ class StepGNN:
         """A fitted model and its metadata; a mismatched bundle is a `ModelError`."""
         import torch
 
-        from .kernel_model import read_meta
+        from ..kernel_model import read_meta
 
         directory = Path(directory)
         meta = read_meta(directory, MODEL_NAME)
@@ -611,7 +417,7 @@ def _absent_features(graphs: Sequence[Any]) -> list[str]:
             if name.startswith(_GUARDED_PREFIXES) and not seen[i]]
 
 
-def _chunks(graphs: Sequence[Any], max_nodes: int) -> Iterator[list[Any]]:
+def chunk_graphs(graphs: Sequence[Any], max_nodes: int) -> Iterator[list[Any]]:
     """Consecutive groups of graphs with at most `max_nodes` nodes (or one graph)."""
     chunk: list[Any] = []
     nodes = 0

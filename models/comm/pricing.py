@@ -1,0 +1,121 @@
+"""Collective kernels of a per-device program, priced on a topology: one
+`CollectiveRow` per collective kernel, its slowest replica group's `collective_time`
+(every group of a collective runs at once; `collective_time` already charges the
+sharing of links between sibling groups on tori)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from ...featurize.costs import COLLECTIVE_OPS
+from ...featurize.fusion import Kernel
+from ...featurize.program import Op, Program
+from .collectives import collective_time
+from .groups import device_groups, device_pairs
+from .phases import PERMUTE
+from .topology import Topology
+
+
+def buffer_bytes(op: Op) -> float:
+    """The collective's per-device buffer in `phases`' convention (nccl-tests' size):
+    all_gather's gathered result, every other kind's operand."""
+    types = op.results if op.opcode == "all_gather" else op.operands
+    return float(sum(t.nbytes for t in types if t.dtype != "token"))
+
+
+def collective_op(kernel: Kernel, program: Program) -> Op | None:
+    """The collective op of a collective kernel."""
+    for i in kernel.ops:
+        op = program.ops[i]
+        if op.opcode in COLLECTIVE_OPS:
+            return op
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CollectiveRow:
+    """One collective kernel, priced: `time_s` per execution, `count` executions."""
+
+    kernel: int
+    kind: str
+    location: str
+    bytes_per_device: float    # nccl-tests size: all_gather's output, others' input
+    group_size: int
+    groups: int                # replica groups running at once
+    group: tuple[int, ...]     # devices of the slowest group (sources+targets: permute)
+    algorithm: str
+    count: float
+    time_s: float
+    total_time_s: float
+    alpha_s: float
+    beta_s: float
+    overhead_s: float
+    dimensions: tuple[int, ...]    # topology dimensions the group spans
+    crosses_nodes: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {name: getattr(self, name) for name in self.__slots__}
+        out["group"] = list(self.group)
+        out["dimensions"] = list(self.dimensions)
+        return out
+
+
+def price_collective(kernel: Kernel, program: Program, topology: Topology,
+                     algorithm: str | None = None) -> tuple[CollectiveRow, str | None]:
+    """(row, note): the modeled time of one collective kernel on `topology`."""
+    op = collective_op(kernel, program)
+    if op is None:   # pragma: no cover - collective kernels hold a collective op
+        raise AssertionError(f"kernel {kernel.index} has no collective op")
+    kind = op.opcode
+    size = buffer_bytes(op)
+    note = None
+    R, P = program.num_replicas, program.num_partitions
+    if kind in ("send", "recv"):
+        size = float(sum(t.nbytes for t in (op.operands if kind == "send" else op.results)
+                         if t.dtype != "token"))
+        if kind == "recv" or topology.num_devices < 2:
+            cost = collective_time(PERMUTE, size, None, topology, pairs=())
+            note = f"{kind} at {op.location}: priced with its matching send"
+        else:
+            cost = collective_time(PERMUTE, size, None, topology, pairs=((0, 1),))
+            note = (f"send at {op.location}: peer unknown, priced as one neighbour transfer "
+                    "(device 0 -> 1)")
+        groups, group = 1, (0, 1)
+    elif kind == PERMUTE:
+        pairs = device_pairs(op, R, P)
+        cost = collective_time(PERMUTE, size, None, topology, algorithm, pairs=pairs)
+        group = tuple(sorted({d for p in pairs for d in p}))
+        groups = len(pairs)
+    else:
+        all_groups = sorted(set(device_groups(op, R, P)))
+        cost = None
+        group = ()
+        for g in all_groups:
+            c = collective_time(kind, size, g, topology, algorithm)
+            if cost is None or c.time_s > cost.time_s:
+                cost, group = c, g
+        groups = len(all_groups)
+        assert cost is not None
+    row = CollectiveRow(
+        kernel=kernel.index, kind=kind, location=op.location, bytes_per_device=size,
+        group_size=cost.group_size if kind != PERMUTE else len(group), groups=groups,
+        group=group, algorithm=cost.algorithm, count=kernel.count, time_s=cost.time_s,
+        total_time_s=cost.time_s * kernel.count, alpha_s=cost.alpha_s, beta_s=cost.beta_s,
+        overhead_s=cost.overhead_s, dimensions=cost.dimensions,
+        crosses_nodes=cost.crosses_nodes)
+    return row, note
+
+
+def price_collectives(kernels: Sequence[Kernel], program: Program, topology: Topology,
+                      algorithm: str | None = None) -> tuple[list[CollectiveRow], list[str]]:
+    """Rows for every collective kernel (in kernel order) and notes."""
+    rows, notes = [], []
+    for kernel in kernels:
+        if kernel.kind != "collective" or not kernel.priced:
+            continue
+        row, note = price_collective(kernel, program, topology, algorithm)
+        rows.append(row)
+        if note:
+            notes.append(note)
+    return rows, notes
