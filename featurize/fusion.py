@@ -116,7 +116,7 @@ def fuse(program: Program, costs: list[OpCost | None],
                 if groups[user]:
                     found.update(groups[user])
                 elif classes[user] == FREE:
-                    inner = consumer_kernels(user)
+                    inner = consumer_kernels(user)  # noqa: F821 (recursive nested function)
                     if inner is None:
                         return None
                     found |= inner

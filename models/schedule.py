@@ -143,9 +143,9 @@ def kernel_graph(program: Program, kernels: Sequence[Kernel]
         through[op_index] = frozenset()   # break cycles (none expected)
         found: set[int] = set()
         for v in ops[op_index].inputs:
-            for p in (producing(v) if v in also else (producers[v],)):
+            for p in (producing(v) if v in also else (producers[v],)):  # noqa: F821 (nested)
                 if p >= 0:
-                    found |= sources(p)
+                    found |= sources(p)  # noqa: F821 (recursive nested function)
         result = frozenset(found)
         through[op_index] = result
         return result
