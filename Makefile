@@ -38,7 +38,7 @@ demo: $(STAMP)
 		--hardware H100-SXM,TPU-v5e --mesh data=4,model=2 --top 5
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m 'slow or not slow'
 
 examples: $(STAMP)
 	$(BIN)/python examples/export_programs.py

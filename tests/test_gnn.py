@@ -301,6 +301,7 @@ def _tiny_kernel_model(directory):
     return directory
 
 
+@pytest.mark.slow
 def test_train_gnn_end_to_end(tmp_path):
     import mlflow
     from mlflow import MlflowClient

@@ -2,7 +2,9 @@
 
 Runs go to `sqlite:///mlflow.db` in the working directory unless a tracking URI is
 given (`--tracking-uri`, or `MLFLOW_TRACKING_URI`). `mlflow ui --backend-store-uri
-sqlite:///mlflow.db` shows them side by side.
+sqlite:///mlflow.db` shows them side by side. A new experiment in a SQLite store keeps
+its artifacts in `mlruns/` beside the database file (MLflow's default is `./mlruns` in
+whatever directory the run started from).
 
 The alias `champion` of a registered model moves to a new version only when that
 version's validation score beats the current champion's (lower is better).
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
@@ -27,11 +30,21 @@ def configure(tracking_uri: str | None, experiment: str) -> str:
     uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
     mlflow.set_tracking_uri(uri)
     mlflow.set_registry_uri(uri)
+    if mlflow.get_experiment_by_name(experiment) is None:
+        mlflow.create_experiment(experiment, artifact_location=_artifact_location(uri))
     mlflow.set_experiment(experiment)
     logging.getLogger("mlflow").setLevel(logging.WARNING)
     logging.getLogger("alembic").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", module="mlflow")
     return uri
+
+
+def _artifact_location(uri: str) -> str | None:
+    """`mlruns/` beside a SQLite store's file; None (MLflow's default) for other stores."""
+    prefix = "sqlite:///"
+    if not uri.startswith(prefix):
+        return None
+    return (Path(uri[len(prefix):]).resolve().parent / "mlruns").as_uri()
 
 
 @dataclass
