@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidArgumentError
-from ..gcpause import gc_paused
+from .gcpause import gc_paused
 from .partition import parse_mesh
 from .placement import load_module, program_on_mesh
 from .program import Program

@@ -245,7 +245,7 @@ func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf3
 
 
 def test_pipeline_leaves_no_cyclic_garbage_and_restores_the_collector(examples_dir):
-    """load/analyze/predict pause the cyclic GC for speed: they must not build
+    """load/analyze pause the cyclic GC for speed: they must not build
     reference cycles (nothing would free them until the next collection) and must
     leave the collector as they found it."""
     import gc

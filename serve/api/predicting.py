@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from ...errors import InvalidArgumentError, StablecostError
-from ...gcpause import gc_paused
 from ...hardware import Hardware
 from ...models.comm.topology import Topology
 from .cache import ProgramCache, checked_cache
@@ -26,7 +25,6 @@ from .fidelity import check_fidelity, predict_prepared, resolve_hardware
 from .results import Candidate, Prediction
 
 
-@gc_paused
 def predict(program: Any, hardware: str | Hardware = "H100-SXM",
             fidelity: str = "auto", *, mesh: Any = None,
             topology: str | Topology | None = None, overlap: bool = True,
@@ -60,7 +58,6 @@ def _overlap(value: Any, default: bool) -> bool:
     return value
 
 
-@gc_paused
 def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[Any]], *,
                  hardware: str | Hardware = "H100-SXM", fidelity: str = "auto",
                  mesh: Any = None, topology: str | Topology | None = None,
