@@ -1,6 +1,7 @@
 # make demo : create .venv, install stablecost and every runtime dependency, run the main job
 #             (the bundled examples on several chips; learned vs roofline on host-cpu)
 # make test : same set-up, then the test suite
+# make lint : same set-up, then ruff and mypy (the [tool.mypy] config in pyproject.toml)
 # On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
 
 PYTHON ?= python3
@@ -8,8 +9,12 @@ VENV   ?= .venv
 EXTRA  ?= cpu
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stablecost-installed-$(EXTRA)
+# mypy finds the package by name: the editable install is an import hook, which mypy
+# cannot follow, and the checkout's directory need not be called stablecost; a link
+# named stablecost to the checkout, in a directory of its own, is what mypy reads.
+MYPY_ROOT ?= $(VENV)/mypy-root
 
-.PHONY: demo test install examples clean
+.PHONY: demo test lint install examples clean
 
 install: $(STAMP)
 
@@ -39,6 +44,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m 'slow or not slow'
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	mkdir -p $(MYPY_ROOT) && ln -sfn $(CURDIR) $(MYPY_ROOT)/stablecost
+	cd $(MYPY_ROOT) && $(abspath $(BIN))/python -m mypy \
+		--config-file $(CURDIR)/pyproject.toml -p stablecost
 
 examples: $(STAMP)
 	$(BIN)/python examples/export_programs.py

@@ -65,7 +65,7 @@ def parse_mesh(mesh: Any) -> Mesh:
         pairs = [(n, mesh.shape[n]) for n in mesh.axis_names]
     else:
         try:
-            pairs = [tuple(p) for p in mesh]  # type: ignore[misc]
+            pairs = [tuple(p) for p in mesh]
         except TypeError:
             raise InvalidArgumentError(
                 f"mesh must be a mapping, a string or (axis, size) pairs, got "

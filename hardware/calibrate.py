@@ -31,7 +31,7 @@ def _fast_seconds(fn: Callable[[], Any], repeats: int, min_time_s: float) -> flo
     `min_time_s` seconds (at most 10,000 calls), after two warm-up calls."""
     fn()  # compile + warm-up
     fn()
-    samples = []
+    samples: list[float] = []
     start = time.perf_counter()
     while len(samples) < repeats or (time.perf_counter() - start) < min_time_s:
         t0 = time.perf_counter()
@@ -40,6 +40,11 @@ def _fast_seconds(fn: Callable[[], Any], repeats: int, min_time_s: float) -> flo
         if len(samples) >= 10_000:
             break
     return statistics.quantiles(samples, n=10, method="inclusive")[0]
+
+
+def _waited(f: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """`f(*args)`, waited for, as a call without arguments (binds `f` and `args` now)."""
+    return lambda: f(*args).block_until_ready()
 
 
 def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, float]:
@@ -60,7 +65,7 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
         size = n if dtype == jnp.float32 else n // 2
         a = jnp.ones((size, size), dtype)
         f = jax.jit(lambda x, y: x @ y)
-        t = _fast_seconds(lambda f=f, a=a: f(a, a).block_until_ready(), repeats, probe_s)
+        t = _fast_seconds(_waited(f, a, a), repeats, probe_s)
         results[f"matmul_{key}"] = 2.0 * size ** 3 / t
         say(f"{key} matmul {size}x{size}: {results[f'matmul_{key}'] / 1e9:.1f} GFLOP/s")
 
@@ -75,13 +80,13 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
                 acc = acc * v + jnp.asarray(0.001 * (i + 1), dtype)
             return acc
         f = jax.jit(poly)
-        t = _fast_seconds(lambda f=f, x=x: f(x).block_until_ready(), repeats, probe_s)
+        t = _fast_seconds(_waited(f, x), repeats, probe_s)
         results[f"vector_{key}"] = 2.0 * degree * elements / t
         say(f"{key} vector: {results[f'vector_{key}'] / 1e9:.2f} GFLOP/s")
 
     x = jnp.full((elements,), 0.5, jnp.float32)
     f = jax.jit(lambda v: jnp.tanh(jnp.exp(-v) * 0.5 + 0.25))
-    t = _fast_seconds(lambda f=f, x=x: f(x).block_until_ready(), repeats, probe_s)
+    t = _fast_seconds(_waited(f, x), repeats, probe_s)
     results["transcendentals"] = 2.0 * elements / t
     say(f"transcendentals: {results['transcendentals'] / 1e9:.2f} G/s")
 

@@ -217,7 +217,9 @@ class _Rates(dict):
 
     __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = _refuse  # type: ignore[assignment]
 
-    def __ior__(self, other: Any) -> "_Rates":
+    # typeshed's dict.__ior__ takes any mapping but dict.__or__ only a dict, so no
+    # override of __ior__ can match both; the refusal must cover every argument.
+    def __ior__(self, other: Any) -> "_Rates":  # type: ignore[misc]
         self._refuse()
         return self
 
@@ -256,9 +258,9 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     if flat["topology"] not in _TOPOLOGIES:
         raise fail(f"topology {flat['topology']!r} is not one of {sorted(_TOPOLOGIES)}")
     for table in ("matmul_flops_per_s", "vector_flops_per_s"):
-        missing = [d for d in _REQUIRED_DTYPES if d not in flat[table]]
-        if missing:
-            raise fail(f"{table} lacks dtypes {missing}")
+        lacking = [d for d in _REQUIRED_DTYPES if d not in flat[table]]
+        if lacking:
+            raise fail(f"{table} lacks dtypes {lacking}")
         bad = {k: v for k, v in flat[table].items() if not _positive(v)}
         if bad:
             raise fail(f"{table} has non-positive rates {bad}")

@@ -19,12 +19,15 @@ and `estimate`, and calling `register`:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 from ..errors import InvalidArgumentError
 from ..featurize.analysis import Analysis
 from ..hardware import Hardware
 from .roofline import KernelTime
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,9 @@ class KernelEstimate:
     model: which trained model produced it (a bundle path and digest), "" for analytical.
     """
 
-    time_s: Sequence[float]
-    low_s: Sequence[float] | None = None
-    high_s: Sequence[float] | None = None
+    time_s: Sequence[float] | np.ndarray   # the learned models answer in arrays
+    low_s: Sequence[float] | np.ndarray | None = None
+    high_s: Sequence[float] | np.ndarray | None = None
     floor_s: float = 0.0
     step_s: float | None = None
     note: str = ""

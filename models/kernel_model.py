@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -210,7 +210,9 @@ class KernelCostModel:
 
     def feature_importance(self) -> dict[str, float]:
         self._check_fitted()
-        return self.booster_.get_score(importance_type="gain")
+        # one number per feature: xgboost gives lists only for multi-output gblinear
+        # models, and this is a single-output tree booster
+        return cast(dict[str, float], self.booster_.get_score(importance_type="gain"))
 
     # -- persistence -----------------------------------------------------------------
     def save(self, directory: str | Path, **metadata: Any) -> Path:

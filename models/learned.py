@@ -192,6 +192,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                     f"kernel(s), fewer than the step GNN's smallest training program "
                     f"({smallest})")
     if use_step:
+        assert models.step is not None  # use_step starts as `models.step is not None`
         unseen, rows = models.step.unseen_features(unique_X)
         if unseen:
             weights = counts[chosen] * time_s[chosen]
@@ -212,6 +213,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         # the kernel features and predictions above are the GNN's node inputs
         graph = graph_from_parts(X, rl, counts[chosen], time_s[chosen],
                                  kernel_edges(program, subset), models.floor_s)
+        assert models.step is not None
         step_s = float(models.step.predict([graph])[0])
         source = "step_gnn"
     note = "; ".join(n for n in (spec_note, note) if n)

@@ -84,10 +84,10 @@ def list_schedule(durations_s: Sequence[float], is_communication: Sequence[bool]
     else:
         done = [False] * n
         free = [0.0, 0.0]          # compute, communication stream
-        last = [-1, -1]
+        last_on = [-1, -1]         # the task that ran last on each stream
         for t in order:
             stream = 1 if is_communication[t] else 0
-            begin, why = free[stream], last[stream]
+            begin, why = free[stream], last_on[stream]
             for d in dependencies[t]:
                 if done[d] and finish[d] > begin:
                     begin, why = finish[d], d
@@ -95,7 +95,7 @@ def list_schedule(durations_s: Sequence[float], is_communication: Sequence[bool]
             finish[t] = begin + durations_s[t]
             pred[t] = why
             free[stream] = finish[t]
-            last[stream] = t
+            last_on[stream] = t
             done[t] = True
         step = max(free)
     path: list[int] = []

@@ -62,8 +62,8 @@ def pick_dataset(path: str | Path, hardware: str | None) -> Path:
                                        f"it has: {', '.join(names)}")
         found = matches
     if len(found) > 1:
-        names = ", ".join(f"{store.DatasetInfo.read(d).hardware} ({d.name})" for d in found)
-        raise InvalidArgumentError(f"{path} holds several datasets ({names}); "
+        listing = ", ".join(f"{store.DatasetInfo.read(d).hardware} ({d.name})" for d in found)
+        raise InvalidArgumentError(f"{path} holds several datasets ({listing}); "
                                    "choose one with --hardware")
     return found[0]
 
@@ -107,7 +107,8 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
                    progress: Callable[[int, int], None] | None = None,
                    keep_analyses: bool = False) -> tuple[Featurized, list[Analysis] | None]:
     """Load, analyze and featurize every row's program on `hw`."""
-    blocks, rls, counts, owners, kept, failures = [], [], [], [], [], []
+    blocks, rls, counts, owners, failures = [], [], [], [], []
+    kept: list[int] = []
     analyses: list[Analysis] | None = [] if keep_analyses else None
     # Imported data measures the same program many times (frameworks, versions):
     # featurize each distinct text once.

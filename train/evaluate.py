@@ -68,6 +68,7 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
     if len(test):
         say(f"kernel samples: {len(test)} test rows")
         f, analyses = featurize_rows(test, hw, keep_analyses=True)
+        assert analyses is not None  # keep_analyses=True
         measured = f.samples["median_s"].to_numpy()
         roofline = f.sample_roofline_s()
         # the per-kernel model alone: floor + sum of its kernel predictions
@@ -102,6 +103,7 @@ def evaluate(data: str | Path, *, hardware: str | None = None, out: str | Path =
     if len(test):
         say(f"programs: {len(test)} test rows")
         f, analyses = featurize_rows(test, hw, keep_analyses=True)
+        assert analyses is not None  # keep_analyses=True
         measured = f.samples["median_s"].to_numpy()
         roofline = f.sample_roofline_s()
         results = [predict_kernels(models, a, hw) for a in analyses]

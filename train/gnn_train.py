@@ -237,7 +237,8 @@ def train_gnn(data: str | Path, *, hardware: str | None = None,
                                     families[test_mask])}
     val_family = metrics.grouped(measured[val_mask], predicted[val_mask], families[val_mask])
     digest = data_digest(samples)
-    kernel_info = {k: kmeta[k] for k in ("data_digest", "run_id", "dataset") if k in kmeta}
+    kernel_info: dict[str, Any] = {k: kmeta[k] for k in ("data_digest", "run_id", "dataset")
+                                   if k in kmeta}
     if kmeta:
         kernel_info["target"] = kmeta.get("params", {}).get("target")
 

@@ -65,6 +65,8 @@ def promote_if_better(name: str, version: str, score: float, score_key: str) -> 
     previous = None
     try:
         current = client.get_model_version_by_alias(name, CHAMPION)
+        # champions are only ever versions the trainers logged from a run
+        assert current.run_id is not None, f"{name} v{current.version} has no run"
         run = client.get_run(current.run_id)
         previous = run.data.metrics.get(score_key)
     except MlflowException:

@@ -76,7 +76,7 @@ def _plan(kind: str, placement: GroupPlacement,
         inter, intra = hier_levels(topology, placement)
         if not placement.regular:
             where = f"{topology.describe()} (group with unequal devices per node)"
-            allowed = (DIRECT,) if kind in (ALL_TO_ALL, PERMUTE) else (RING,)
+            allowed: tuple[str, ...] = (DIRECT,) if kind in (ALL_TO_ALL, PERMUTE) else (RING,)
             return where, allowed, (inter, intra)
         if inter.n == 1:
             return f"{topology.describe()} (one node)", flat_allowed(kind, intra), intra

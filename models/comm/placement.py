@@ -71,7 +71,9 @@ def check_group(group: Sequence[int] | int, topology: Topology) -> tuple[int, ..
     """The group as a tuple of device ids, validated against `topology`. An int n means
     the first n devices."""
     total = topology.num_devices
-    if isinstance(group, int) and not isinstance(group, bool):
+    if isinstance(group, bool):  # an int to isinstance, but neither a size nor ids
+        raise _not_a_group(group) from None
+    if isinstance(group, int):
         if not 1 <= group <= total:
             raise InvalidArgumentError(
                 f"group size {group} is outside 1..{total} (the topology's devices)")
@@ -79,8 +81,7 @@ def check_group(group: Sequence[int] | int, topology: Topology) -> tuple[int, ..
     try:
         devices = tuple(group)
     except TypeError:
-        raise InvalidArgumentError(
-            f"group must be a list of device ids or a size, got {group!r}") from None
+        raise _not_a_group(group) from None
     if not devices:
         raise InvalidArgumentError("group is empty; give at least one device id")
     for d in devices:
@@ -91,6 +92,10 @@ def check_group(group: Sequence[int] | int, topology: Topology) -> tuple[int, ..
     if len(set(devices)) != len(devices):
         raise InvalidArgumentError(f"group {list(devices)} lists a device twice")
     return devices
+
+
+def _not_a_group(group: object) -> InvalidArgumentError:
+    return InvalidArgumentError(f"group must be a list of device ids or a size, got {group!r}")
 
 
 def place_group(group: Sequence[int] | int, topology: Topology) -> GroupPlacement:
@@ -128,8 +133,8 @@ def place_devices(devices: tuple[int, ...], topology: Topology) -> GroupPlacemen
         q = len(counts)
         regular = len(set(counts.values())) == 1
         c = min(counts.values())
-        spans = (DimSpan(0, q, 1, False), DimSpan(1, c, 1, False))
-        return GroupPlacement(devices, spans, regular, q, c, 1)
+        node_spans = (DimSpan(0, q, 1, False), DimSpan(1, c, 1, False))
+        return GroupPlacement(devices, node_spans, regular, q, c, 1)
     dims, wraps = topology.dims, topology.wraparound
     coords = [coordinates(d, dims) for d in devices]
     spans = []

@@ -13,7 +13,7 @@ from ...featurize.fusion import Kernel
 from ...featurize.program import Op, Program
 from .collectives import collective_time
 from .groups import device_groups, device_pairs
-from .phases import PERMUTE
+from .phases import PERMUTE, CollectiveCost
 from .topology import Topology
 
 
@@ -81,7 +81,8 @@ def price_collective(kernel: Kernel, program: Program, topology: Topology,
             cost = collective_time(PERMUTE, size, None, topology, pairs=((0, 1),))
             note = (f"send at {op.location}: peer unknown, priced as one neighbour transfer "
                     "(device 0 -> 1)")
-        groups, group = 1, (0, 1)
+        groups = 1
+        group: tuple[int, ...] = (0, 1)
     elif kind == PERMUTE:
         pairs = device_pairs(op, R, P)
         cost = collective_time(PERMUTE, size, None, topology, algorithm, pairs=pairs)
@@ -89,14 +90,15 @@ def price_collective(kernel: Kernel, program: Program, topology: Topology,
         groups = len(pairs)
     else:
         all_groups = sorted(set(device_groups(op, R, P)))
-        cost = None
+        slowest: CollectiveCost | None = None
         group = ()
         for g in all_groups:
             c = collective_time(kind, size, g, topology, algorithm)
-            if cost is None or c.time_s > cost.time_s:
-                cost, group = c, g
+            if slowest is None or c.time_s > slowest.time_s:
+                slowest, group = c, g
         groups = len(all_groups)
-        assert cost is not None
+        assert slowest is not None
+        cost = slowest
     row = CollectiveRow(
         kernel=kernel.index, kind=kind, location=op.location, bytes_per_device=size,
         group_size=cost.group_size if kind != PERMUTE else len(group), groups=groups,

@@ -65,6 +65,12 @@ def _deterministic(seed: int, threads: int | None) -> Iterator[None]:
             torch.set_num_threads(old_threads)
 
 
+def _member_progress(progress: Callable[[int, int, float], None], member: int,
+                     members: int) -> Callable[[int, int, float], None]:
+    """`progress` of one member's fit, reported as progress of the whole ensemble."""
+    return lambda done, total, score: progress(member * total + done, members * total, score)
+
+
 class StepGNN:
     """Whole-step time from the kernel graph, scikit-learn style.
 
@@ -78,6 +84,11 @@ class StepGNN:
     With `warm_start=True` a fitted model's `fit` keeps the members it has and trains
     only the missing ones (raise `members` first), as scikit-learn's ensembles do.
     """
+
+    # learned state, set by `fit` (absent before it: `hasattr` tells fitted models apart)
+    networks_: list[Any]        # one StepNet (torch.nn.Module) per member
+    best_epochs_: list[int]
+    histories_: list[Any]
 
     def __init__(self, *, target: str = "residual", hidden: int = 32, layers: int = 2,
                  epochs: int = 200, lr: float = 3e-3, weight_decay: float = 1e-4,
@@ -161,8 +172,7 @@ class StepGNN:
             net, best_epoch, history = self._fit_network(
                 graphs, time_s, eval_set, int(self.seed) + member,
                 None if progress is None else
-                (lambda done, total, score, m=member: progress(
-                    m * total + done, int(self.members) * total, score)))
+                _member_progress(progress, member, int(self.members)))
             networks.append(net)
             best_epochs.append(best_epoch)
             histories.append(history)

@@ -42,8 +42,10 @@ def step_network(n_node: int, n_graph: int, hidden: int, layers: int, dropout: f
             self.head = nn.Sequential(nn.Linear(3 * hidden + n_graph, hidden), nn.ReLU(),
                                       nn.Linear(hidden, hidden), nn.ReLU(),
                                       nn.Linear(hidden, 1))
-            nn.init.zeros_(self.head[-1].weight)
-            nn.init.zeros_(self.head[-1].bias)
+            last = self.head[-1]
+            assert isinstance(last, nn.Linear)
+            nn.init.zeros_(last.weight)
+            nn.init.zeros_(last.bias)
 
         def forward(self, x, edge_index, batch, graph_x, num_graphs: int):
             h = self.encode((x - self.node_mean) / self.node_std)

@@ -153,7 +153,7 @@ class ProgramCache:
 
         reject_empty_text(program, PROGRAM_FORMS)
         version = FEATURIZER_VERSION
-        named = {} if name is None else {"name": name}
+        named: dict[str, Any] = {} if name is None else {"name": name}
         if isinstance(program, Program):
             return (("object", id(program), mesh, version),
                     lambda: analyze(load_program(program, mesh=mesh)), program)

@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
         return _collect(args)
     if args.command == "import":
         return _import(args)
-    return {"info": _info, "validate": _validate, "split": _split, "noise": _noise}[args.action](args)
+    actions = {"info": _info, "validate": _validate, "split": _split, "noise": _noise}
+    return actions[args.action](args)
 
 
 def _collect(args: argparse.Namespace) -> int:
@@ -101,7 +102,8 @@ def _collect(args: argparse.Namespace) -> int:
     for col in ("family", "new samples", "failures"):
         table.add_column(col, justify="left" if col == "family" else "right")
     for family in sorted(set(summary.measured) | set(summary.failures)):
-        table.add_row(family, str(summary.measured[family]), str(len(summary.failures.get(family, []))))
+        table.add_row(family, str(summary.measured[family]),
+                      str(len(summary.failures.get(family, []))))
     console.print(table)
     console.print(f"{summary.samples} new samples in {summary.elapsed_s:.0f} s "
                   f"({summary.samples_per_min:.0f}/min); {summary.skipped_done} already measured "
@@ -124,7 +126,7 @@ def _info(args: argparse.Namespace) -> int:
         frame = store.read_frame(path, columns=["kind", "family", "dtype", "source", "outlier",
                                                 "group_id", "timestamp"])
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-        entry = {
+        entry: dict[str, Any] = {
             "dataset": str(path), "hardware": meta.hardware, "fingerprint": meta.fingerprint,
             "fingerprint_id": meta.fingerprint_id, "rows": len(frame),
             "groups": int(frame["group_id"].nunique()), "size_bytes": size,
@@ -148,7 +150,8 @@ def _info(args: argparse.Namespace) -> int:
         console.print(f"[bold]{e['dataset']}[/]: {e['hardware']} ({e['fingerprint_id']}), "
                       f"{e['rows']} rows in {e['groups']} groups, "
                       f"{e['size_bytes'] / 1e6:.2f} MB, {e['outliers']} flagged outliers")
-        console.print("  fingerprint: " + ", ".join(f"{k}={v}" for k, v in e["fingerprint"].items()))
+        console.print("  fingerprint: "
+                      + ", ".join(f"{k}={v}" for k, v in e["fingerprint"].items()))
         table = Table()
         table.add_column("kind/family")
         table.add_column("rows", justify="right")
@@ -205,7 +208,8 @@ def _split(args: argparse.Namespace) -> int:
 
         from ...atomicio import atomic_write_bytes
 
-        atomic_write_bytes(Path(args.out), frame[["sample_id", "split"]].to_csv(index=False).encode())
+        atomic_write_bytes(Path(args.out),
+                           frame[["sample_id", "split"]].to_csv(index=False).encode())
         print(f"wrote {args.out}")
     return 0
 
@@ -235,8 +239,9 @@ def _noise(args: argparse.Namespace) -> int:
     lines += [("statistic", k, s) for k, s in report.by_statistic.items() if k != "median_s"]
     for label, key, s in lines:
         table.add_row(label, f"{key} ({s.rows})" if key else f"({s.rows})",
-                      f"{s.median_error:+.1%}", f"{s.median_abs_error:.1%}", f"{s.p90_abs_error:.1%}",
-                      f"{s.within_5pct:.0%}", f"{s.within_10pct:.0%}", f"{s.median_cv:.2f}")
+                      f"{s.median_error:+.1%}", f"{s.median_abs_error:.1%}",
+                      f"{s.p90_abs_error:.1%}", f"{s.within_5pct:.0%}",
+                      f"{s.within_10pct:.0%}", f"{s.median_cv:.2f}")
     console = make_console()
     console.print(table)
     for failure in report.failures[:5]:

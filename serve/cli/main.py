@@ -1,8 +1,9 @@
 """The `stablecost` command line: the parser, and the dispatch to each command's module.
 
     stablecost analyze PROGRAM [--json] [--mesh data=4,model=2]
-    stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity auto|roofline|learned|all] [--json] [--top N]
-                       [--mesh data=4,model=2] [--topology switch|torus2d:2x4|...] [--no-overlap]
+    stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity auto|roofline|learned|all]
+                       [--json] [--top N] [--mesh data=4,model=2]
+                       [--topology switch|torus2d:2x4|...] [--no-overlap]
     stablecost hardware list | show NAME | calibrate [--quick]
     stablecost collect | dataset | import ...   (see serve/cli/data.py)
     stablecost serve [--host H] [--port P] ...   (see serve/cli/serve.py)
@@ -17,7 +18,7 @@ from __future__ import annotations
 import argparse
 import errno
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ...errors import StablecostError
 from . import data, hardware, program, serve, train
@@ -26,7 +27,7 @@ EXIT_USER_ERROR = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every user error
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every user error
         sys.stderr.write(f"stablecost: error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(EXIT_USER_ERROR)
 

@@ -40,7 +40,8 @@ def status_of(exc: StablecostError) -> int:
 
 
 def _validation_message(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
-    details, parts = [], []
+    details: list[dict[str, Any]] = []
+    parts: list[str] = []
     for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p != "body"]
         msg = str(err.get("msg", "invalid"))

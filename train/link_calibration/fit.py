@@ -249,6 +249,7 @@ def fit_link_params(rows: Sequence[CollectiveMeasurement], prior: LinkParams, *,
                             f_scale=_LOSS_SCALE, x_scale=1.0, max_nfev=400)
         if best is None or sol.cost < best.cost:
             best = sol
+    assert best is not None  # _STARTS is not empty
     alpha, bw, overhead, eff = unpack(best.x)
     return LinkParams(float(bw), float(alpha), float(overhead),
                       float(eff) if nvls else prior.in_switch_reduction_efficiency), \

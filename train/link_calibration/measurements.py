@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -95,7 +95,12 @@ def _read_collective_rows(root: Path) -> list[dict[str, Any]]:
                 raise DatasetError(f"{shard}: unreadable shard ({exc})") from None
             rows += table.to_pylist()
     seen: set[str] = set()
-    return [r for r in rows if not (r["sample_id"] in seen or seen.add(r["sample_id"]))]
+    unique = []
+    for r in rows:  # the first row of each sample id
+        if r["sample_id"] not in seen:
+            seen.add(r["sample_id"])
+            unique.append(r)
+    return unique
 
 
 def load_collective_measurements(data_root: str | Path,
@@ -177,6 +182,10 @@ def load_collective_measurements(data_root: str | Path,
     return Measurements(tuple(out), dict(excluded), str(root))
 
 
+@overload
+def wanted_chips(hardware: None) -> None: ...
+@overload
+def wanted_chips(hardware: str | Sequence[str]) -> set[str]: ...
 def wanted_chips(hardware: str | Sequence[str] | None) -> set[str] | None:
     """The catalog names of `hardware` (names or aliases); None for every chip."""
     if hardware is None:

@@ -65,7 +65,7 @@ class ErrorStats:
     bias: float = math.nan
 
     @classmethod
-    def of(cls, relative_errors: Sequence[float]) -> "ErrorStats":
+    def of(cls, relative_errors: Sequence[float] | np.ndarray) -> "ErrorStats":
         signed = np.asarray(relative_errors, dtype=float)
         e = np.abs(signed)
         if e.size == 0:
@@ -212,7 +212,7 @@ class CalibrationReport:
                       f"{'chip':<14} {'kind':<15} " + "  ".join(
                           f"{v:<18}" for v in ("variant 1", "variant 2", "variant 3",
                                                "variant 4"))]
-            by = {}
+            by: dict[tuple[str, str], list[VariantRow]] = {}
             for v in self.variants:
                 by.setdefault((v.hardware, v.kind), []).append(v)
             for (hw, kind), vs in by.items():
