@@ -42,7 +42,7 @@ def sample_dot(rng: np.random.Generator) -> KernelSpec:
         m, n, k = (maybe_round(rng, log_uniform_int(rng, 16, 2048)) for _ in range(3))
     limit = MAX_FLOPS if dtype == "f32" else MAX_FLOPS / 8  # non-f32 CPU matmuls are slow
     batch, m, n, k = shrink_to_fit([batch, m, n, k], lambda s: 2.0 * s[0] * s[1] * s[2] * s[3],
-                                    limit)
+                                   limit)
     params = {"batch": batch, "m": m, "n": n, "k": k, "dtype": dtype}
     return KernelSpec("dot_general", variant, dtype, params, log2_bucket(2.0 * batch * m * n * k))
 

@@ -94,7 +94,7 @@ def sample_gather(rng: np.random.Generator) -> KernelSpec:
     width = maybe_round(rng, log_uniform_int(rng, 8, 2048))
     count = log_uniform_int(rng, 1, 16384)
     rows, width, count = shrink_to_fit([rows, width, count],
-                                        lambda s: 4.0 * (s[0] + s[2]) * s[1], MAX_BYTES / 2)
+                                       lambda s: 4.0 * (s[0] + s[2]) * s[1], MAX_BYTES / 2)
     params = {"rows": rows, "width": width, "count": count, "dtype": dtype}
     return KernelSpec("gather_scatter", variant, dtype, params, log2_bucket(count * width))
 
