@@ -20,7 +20,6 @@ from .core import (
     shrink_to_fit,
 )
 
-# ----------------------------------------------------------------- bitwise and random bits
 BITWISE_VARIANTS = ("xor", "shift_right_logical", "rotate", "random_bits", "dropout")
 
 

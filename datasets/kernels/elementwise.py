@@ -85,6 +85,7 @@ def _build_transcendental(p: dict[str, Any]):
     return (lambda x: apply_op(op, x), [ArgSpec(tuple(p["shape"]), p["dtype"])])
 
 
+# --------------------------------------------------------------------------- select, convert, iota
 @sampler("select_compare")
 def sample_select(rng: np.random.Generator) -> KernelSpec:
     dtype = str(rng.choice(["f32", "bf16", "i8"], p=[0.6, 0.25, 0.15]))

@@ -24,7 +24,6 @@ from .core import (
 )
 from .elementwise import BINARY, apply_op
 
-# --------------------------------------------------------------------------- fused patterns
 FUSED = ("dot_bias_gelu", "dot_bias_relu", "elementwise_chain", "softmax", "layernorm",
          "reduce_of_product")
 

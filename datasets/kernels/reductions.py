@@ -117,7 +117,7 @@ def _build_pool_grad(p: dict[str, Any]):
     return grad, [ArgSpec(x_shape, p["dtype"]), ArgSpec(y_shape, p["dtype"])]
 
 
-# --------------------------------------------------------------------------- scans and top-k
+# --------------------------------------------------------------------------- scans
 SCAN_VARIANTS = ("cumsum_last", "cumsum_first", "cummax_last", "cumprod_last")
 
 

@@ -18,7 +18,7 @@ from .core import (
 )
 
 
-# --------------------------------------------------------------------------- sort
+# --------------------------------------------------------------------------- sort and top-k
 @sampler("sort")
 def sample_sort(rng: np.random.Generator) -> KernelSpec:
     dtype = str(rng.choice(["f32", "i32"], p=[0.7, 0.3]))

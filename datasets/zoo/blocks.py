@@ -9,7 +9,6 @@ from typing import Any, Callable
 from ...dtypes import jax_dtype
 
 
-# --------------------------------------------------------------------------- building blocks
 def dense_init(shapes: dict[str, tuple[int, ...]], dtype: str) -> dict[str, Any]:
     import jax
 
