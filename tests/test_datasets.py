@@ -142,8 +142,8 @@ def test_a_full_disk_is_a_one_line_error(tmp_path, capsys, monkeypatch):
 def test_import_workers_end_when_the_importer_is_killed(tmp_path):
     """A worker whose parent is gone exits (SIGKILL of the importer never reaches the
     pool; an orphan kept the dataset lock and the re-run failed)."""
-    worker = ("import time\ntry:\n    from stablecost.datasets.importers import "
-              "_exit_with_parent\n    _exit_with_parent(0.05)\nexcept ImportError:\n    pass\n"
+    worker = ("import time\ntry:\n    from stablecost.datasets.importers.pool import "
+              "exit_with_parent\n    exit_with_parent(0.05)\nexcept ImportError:\n    pass\n"
               "time.sleep(60)")
     parent = ("import os, subprocess, sys; p = subprocess.Popen([sys.executable, '-c', "
               f"{worker!r}]); print(p.pid, flush=True); time_ = __import__('time'); "

@@ -1,4 +1,4 @@
-"""Importers of public GPU measurements (datasets/importers.py, datasets/templates.py).
+"""Importers of public GPU measurements (datasets/importers/, datasets/templates/).
 
 Template tests check every StableHLO builder against `analyze` with hand-worked
 FLOPs/bytes. Import tests run on small slices of the real files in
