@@ -25,7 +25,9 @@ from ..errors import InvalidArgumentError
 from ..hardware.fingerprint import Machine, local_machine
 from ..hardware.timing import CacheEvictor, TimingStats, blocking, measure
 from . import kernels as kernel_gen
-from . import store, zoo
+from . import zoo
+from .store.schema import sample_id
+from .store.writer import DatasetWriter
 
 COLLECTOR_VERSION = "1"
 
@@ -46,7 +48,7 @@ class Sample:
 
     @property
     def sample_id(self) -> str:
-        return store.sample_id(self.kind, self.family, self.variant, self.dtype, self.params)
+        return sample_id(self.kind, self.family, self.variant, self.dtype, self.params)
 
     def build(self) -> tuple[Callable[..., Any], list[Any]]:
         if self.kind == "kernel":
@@ -175,7 +177,7 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     budget_s = budget_minutes * 60.0 if budget_minutes is not None else None
     progress = progress or Progress(budget_s=budget_s, max_samples=max_samples)
 
-    writer = store.DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
+    writer = DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
     _keep_host_spec(writer.path, machine)
     summary = CollectSummary(dataset=writer.path, kind=kind)
     start = time.perf_counter()

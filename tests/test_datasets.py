@@ -29,7 +29,8 @@ def _row(i: int, group: str = "g0", **over) -> dict:
         "sample_id": f"s{i}", "group_id": group, "kind": "kernel", "family": "elementwise",
         "variant": "unary", "dtype": "f32", "params": "{}",
         "stablehlo": "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
-                     "  %0 = stablehlo.exponential %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}",
+                     "  %0 = stablehlo.exponential %a : tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n}",
         "median_s": 1e-5, "p10_s": 9e-6, "p90_s": 2e-5, "min_s": 8e-6, "mean_s": 1.2e-5,
         "cv": 0.1, "repeats": 10, "warmup": 2, "cache_flush": "none", "hardware": "host-cpu",
         "device_name": "test", "backend": "cpu", "jax_version": "0", "jaxlib_version": "0",
@@ -59,7 +60,7 @@ def test_writer_journal_becomes_shard_and_reads_back(tmp_path):
 def test_an_interrupt_after_a_shard_is_written_stores_each_row_once(tmp_path, monkeypatch):
     """Ctrl-C right after a flush renamed its shard into place: close() (run by the
     `with`) must not write the same rows into a second shard."""
-    real = store.fsync_dir
+    real = store.writer.fsync_dir
     calls = {"n": 0}
 
     def interrupted_once(path):
@@ -69,7 +70,7 @@ def test_an_interrupt_after_a_shard_is_written_stores_each_row_once(tmp_path, mo
                 raise KeyboardInterrupt
         real(path)
 
-    monkeypatch.setattr(store, "fsync_dir", interrupted_once)
+    monkeypatch.setattr(store.writer, "fsync_dir", interrupted_once)   # where it is called
     with pytest.raises(KeyboardInterrupt):
         with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP,
                                  shard_rows=3) as w:
@@ -86,7 +87,7 @@ def test_close_keeps_every_row_the_journal_file_holds(tmp_path):
     w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
     w.add(_row(0))
     line = json.dumps(store.normalize_row({**_row(1), "fingerprint": store.fingerprint_id(FP)}),
-                      default=store._json_default)
+                      default=store.json_default)
     w._journal.write(line + "\n")
     w._journal.flush()
     w.close()
@@ -141,8 +142,8 @@ def test_a_full_disk_is_a_one_line_error(tmp_path, capsys, monkeypatch):
 def test_import_workers_end_when_the_importer_is_killed(tmp_path):
     """A worker whose parent is gone exits (SIGKILL of the importer never reaches the
     pool; an orphan kept the dataset lock and the re-run failed)."""
-    worker = ("import time\ntry:\n    from stablecost.datasets.importers import "
-              "_exit_with_parent\n    _exit_with_parent(0.05)\nexcept ImportError:\n    pass\n"
+    worker = ("import time\ntry:\n    from stablecost.datasets.importers.pool import "
+              "exit_with_parent\n    exit_with_parent(0.05)\nexcept ImportError:\n    pass\n"
               "time.sleep(60)")
     parent = ("import os, subprocess, sys; p = subprocess.Popen([sys.executable, '-c', "
               f"{worker!r}]); print(p.pid, flush=True); time_ = __import__('time'); "
@@ -457,7 +458,7 @@ def test_split_out_is_checked_first_and_a_failed_write_leaves_no_temp_file(tmp_p
     target = tmp_path / "taken"
     target.mkdir()
     with pytest.raises(OSError):
-        store.atomic_write_bytes(target, b"data")   # rename onto a directory fails
+        stablecost.atomicio.atomic_write_bytes(target, b"data")   # rename onto a directory fails
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "taken"]
 
 

@@ -1,4 +1,4 @@
-"""Importers of public GPU measurements (datasets/importers.py, datasets/templates.py).
+"""Importers of public GPU measurements (datasets/importers/, datasets/templates/).
 
 Template tests check every StableHLO builder against `analyze` with hand-worked
 FLOPs/bytes. Import tests run on small slices of the real files in
@@ -130,7 +130,7 @@ def test_collectives_match_nccl_tests_sizes(op, operand, result, comm):
     text = T.collective(op, 64, "f16", 4)
     assert "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>" in text
     assert "mhlo.num_partitions = 4" in text
-    assert f"({T._t((operand,), 'f16')}) -> {T._t((result,), 'f16')}" in text
+    assert f"({T.tensor_type((operand,), 'f16')}) -> {T.tensor_type((result,), 'f16')}" in text
     a = _analyze(text)
     assert a.communication_bytes == comm
     assert T.collective_bus_bytes(op, 64, "f16", 4) == comm
