@@ -1,9 +1,11 @@
 """Learned vs roofline on programs measured now, none of them in the training data.
 
-    .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--rounds 2] [--timings FILE]
+    .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--rounds 2]
+        [--timings FILE]
 
 Builds JAX training steps that are not in the program zoo the bundled models were
-trained on, times each on this machine exactly as `stablecost collect programs` does, and prints the measured
+trained on, times each on this machine exactly as `stablecost collect programs` does, and prints
+the measured
 step time next to the learned and roofline predictions for `--hardware` (host-cpu:
 this machine's calibration, or the bundled model's when it has none). The summary
 rows are the Learned-models issue's "fresh measurements of programs not used in
@@ -277,7 +279,8 @@ def spectral_layers(batch: int = 16, length: int = 1024, width: int = 32, modes:
             x = jax.nn.gelu(y + x @ p["w"])
         return (x ** 2).mean()
 
-    ps = [{"wr": jnp.ones((modes, width, width)) * 0.01, "wi": jnp.ones((modes, width, width)) * 0.01,
+    ps = [{"wr": jnp.ones((modes, width, width)) * 0.01,
+           "wi": jnp.ones((modes, width, width)) * 0.01,
            "w": jnp.ones((width, width)) * 0.01} for _ in range(layers)]
     return jax.jit(_sgd(loss_fn)).lower(ps, jnp.ones((batch, length, width)))
 

@@ -6,7 +6,8 @@ For each JAX program: the number of kernels we form vs the kernels in XLA's comp
 HLO (`compiled.as_text()`: fusions plus unfused compute instructions, outside fused and
 reducer computations), and a pairwise agreement over ops matched by their JAX op name
 and source position (`name@line:col`; ops whose key occurs in exactly one kernel on
-both sides; metadata ops such as reshapes are left out): precision = share of the pairs we fuse together that XLA also fuses,
+both sides; metadata ops such as reshapes are left out): precision = share of the pairs we fuse
+together that XLA also fuses,
 recall = share of XLA's fused pairs we also fuse. Per program the pairs are few, so
 the last row also pools the pairs of all programs. The HLO text is read with a few
 regular expressions: it is XLA's dump format, not the program we parse (that goes
@@ -176,7 +177,8 @@ def _dropout(x, key_data):
 def main() -> None:
     progs = programs()
     for epilogue in (True, False):
-        print(f"\n## dot/convolution epilogue fusion {'on (GPU-style, the default)' if epilogue else 'off (XLA:CPU-style)'}")
+        mode = "on (GPU-style, the default)" if epilogue else "off (XLA:CPU-style)"
+        print(f"\n## dot/convolution epilogue fusion {mode}")
         table([compare(name, lowered, epilogue) for name, lowered in progs.items()])
 
 

@@ -90,11 +90,14 @@ def main() -> None:
     rows = [
         ("program", f"{len(program.ops)} ops, {len(analysis.kernels)} kernels, "
                     f"{len(text) / 1e6:.1f} MB text", ""),
-        ("load + analyze + predict (in-process)", f"{full * 1e3:.0f} ms (spread {full_spread * 1e3:.0f})", "<= 150 ms"),
+        ("load + analyze + predict (in-process)",
+         f"{full * 1e3:.0f} ms (spread {full_spread * 1e3:.0f})", "<= 150 ms"),
         ("  of which load_program", f"{load * 1e3:.0f} ms", ""),
         ("  of which analyze (costs + fusion)", f"{ana * 1e3:.0f} ms", ""),
-        ("repeated predict on the analyzed program", f"{again * 1e3:.1f} ms (spread {again_spread * 1e3:.1f})", "<= 50 ms"),
-        ("CLI `stablecost predict --json` wall time", f"{wall * 1e3:.0f} ms (spread {wall_spread * 1e3:.0f})", ""),
+        ("repeated predict on the analyzed program",
+         f"{again * 1e3:.1f} ms (spread {again_spread * 1e3:.1f})", "<= 50 ms"),
+        ("CLI `stablecost predict --json` wall time",
+         f"{wall * 1e3:.0f} ms (spread {wall_spread * 1e3:.0f})", ""),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':{width}s}  {'median':28s} target")

@@ -109,7 +109,8 @@ def noise(path: str | Path, *, samples: int = 100, seed: int = 0,
         raise DatasetError(f"{dataset}: no row could be re-measured ({failures[:1]})")
     report = NoiseReport(
         dataset=str(dataset), overall=NoiseStats.of(errors["all"], cvs["all"]),
-        by_kind={k[5:]: NoiseStats.of(v, cvs[k]) for k, v in errors.items() if k.startswith("kind:")},
+        by_kind={k[5:]: NoiseStats.of(v, cvs[k]) for k, v in errors.items()
+                 if k.startswith("kind:")},
         by_family={k[7:]: NoiseStats.of(v, cvs[k]) for k, v in errors.items()
                    if k.startswith("family:")},
         by_statistic={k: NoiseStats.of(v, cvs["all"]) for k, v in by_stat.items() if v},

@@ -91,7 +91,8 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                   target: str = "auto", n_estimators: int = 400, max_depth: int = 6,
                   learning_rate: float = 0.1, max_rows: int | None = None,
                   source: str | None = None, variants: tuple[str, ...] | None = None,
-                  select_rows: int = SELECT_ROWS, tracking_uri: str | None = None, experiment: str = "stablecost",
+                  select_rows: int = SELECT_ROWS, tracking_uri: str | None = None,
+                  experiment: str = "stablecost",
                   register: bool = True, save: str | Path | None = None,
                   progress: Callable[[str], None] | None = None) -> TrainResult:
     if target not in ("auto", *TARGETS):

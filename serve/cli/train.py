@@ -67,7 +67,8 @@ def add_parsers(sub: Any, parser_class: type) -> None:
             p.add_argument("--batch-size", type=int, default=16)
             p.add_argument("--members", type=int, default=3,
                            help="networks in the ensemble, trained from seeds SEED, SEED+1, "
-                                "... (with --target auto each target is fitted as the whole ensemble); "
+                                "... (with --target auto each target is fitted as the whole "
+                                "ensemble); "
                                 "predictions are their geometric mean (default 3)")
 
     evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")
@@ -117,7 +118,8 @@ def _train(args: argparse.Namespace) -> int:
             n_estimators=args.n_estimators, max_depth=args.max_depth,
             learning_rate=args.learning_rate, max_rows=args.max_rows, source=args.source,
             variants=tuple(v for v in (args.variant or "").split(",") if v) or None,
-            select_rows=args.select_rows, tracking_uri=args.tracking_uri, experiment=args.experiment,
+            select_rows=args.select_rows, tracking_uri=args.tracking_uri,
+            experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     else:
         from ...train.gnn_train import train_gnn

@@ -18,7 +18,8 @@ DEFAULT_PROGRAM_NAME = "<request>"
 # and initializes everything a real request touches.
 WARM_PROGRAM = """
 func.func @main(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+      : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   %1 = stablehlo.add %0, %a : tensor<8x8xf32>
   return %1 : tensor<8x8xf32>
 }
@@ -56,7 +57,8 @@ class PredictRequest(BaseModel):
         ..., description="a catalog name or alias, comma-separated names, or a list of "
                          "names (see GET /v1/hardware). A list, or several comma-separated "
                          "names, returns a list of predictions in the same order")
-    fidelity: str = Field("auto", description="auto (learned where a bundled model exists, else roofline), roofline, learned, all")
+    fidelity: str = Field("auto", description="auto (learned where a bundled model exists, "
+                                              "else roofline), roofline, learned, all")
     mesh: Mesh | None = Field(
         None, description="device mesh, axis name -> size, e.g. {\"data\": 4, \"model\": 2}")
     topology: str | None = Field(None, description="interconnect topology override")
