@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .gcpause import gc_paused
 from .costs import OpCost, program_costs
 from .fusion import Kernel, fuse
+from .gcpause import gc_paused
 from .program import FEATURIZER_VERSION, Program
 
 
