@@ -1,5 +1,8 @@
 """Learned vs roofline on programs measured now, none of them in the training data.
 
+(Over 400 lines: the fresh programs themselves are written here and nowhere else, next
+to the timing loop and the table that judge them.)
+
     .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--rounds 2]
         [--timings FILE]
 

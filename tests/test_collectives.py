@@ -1,5 +1,9 @@
 """Alpha-beta communication models: topologies, group placement, every collective kind
-on every topology kind against hand-worked values, defaults, overrides and errors."""
+on every topology kind against hand-worked values, defaults, overrides and errors.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 import math
 

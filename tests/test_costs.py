@@ -1,4 +1,8 @@
-"""Per-op cost rules against hand-worked values."""
+"""Per-op cost rules against hand-worked values.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 import pytest
 

@@ -1,4 +1,8 @@
-"""The measurement store, splits, sample generators, timing and the collector."""
+"""The measurement store, splits, sample generators, timing and the collector.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 from __future__ import annotations
 

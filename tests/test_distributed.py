@@ -1,6 +1,10 @@
 """Distributed steps: per-device programs (XLA's partitioner, shard_map), replica groups
 on topologies, the compute/communication overlap schedule, predict / predict_many and
-their cache, the CLI's --mesh / --topology."""
+their cache, the CLI's --mesh / --topology.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 import json
 import random

@@ -1,5 +1,9 @@
 """The per-step GNN: kernel graphs, batching, big graphs, determinism, persistence and a
-tiny end-to-end `train_gnn` run tracked in a throwaway MLflow store."""
+tiny end-to-end `train_gnn` run tracked in a throwaway MLflow store.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 from __future__ import annotations
 

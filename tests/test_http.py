@@ -1,5 +1,9 @@
 """The HTTP service over real HTTP on loopback: a uvicorn server in a thread (and one
-`stablecost serve` process), plain urllib / http.client clients."""
+`stablecost serve` process), plain urllib / http.client clients.
+
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Importers of public GPU measurements (datasets/importers/, datasets/templates/).
 
+(Over 400 lines: independent tests of one package area, each with its inputs inline;
+they share fixtures, and a reader looks for the tests of that area in one place.)
+
 Template tests check every StableHLO builder against `analyze` with hand-worked
 FLOPs/bytes. Import tests run on small slices of the real files in
 ../shared/data (copied into tmp_path in the upstream layout) and skip when that
