@@ -3,6 +3,11 @@ chip prices them in."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jax.typing import DTypeLike
+
 # Storage bits per element. i1 (pred) is stored as one byte by XLA.
 _BITS = {
     "f64": 64, "f32": 32, "tf32": 32, "f16": 16, "bf16": 16,
@@ -48,7 +53,7 @@ _JAX_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int
               "i32": "int32", "f64": "float64", "c64": "complex64", "u32": "uint32"}
 
 
-def jax_dtype(name: str) -> object:
+def jax_dtype(name: str) -> DTypeLike:
     """The jax.numpy dtype of a short name (f32, bf16, f16, i8, i32, f64, c64, u32)."""
     import jax.numpy as jnp
 

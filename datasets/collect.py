@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO, TypedDict
 
 import numpy as np
 
@@ -29,10 +29,24 @@ from . import zoo
 from .store.schema import sample_id
 from .store.writer import DatasetWriter
 
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
+
 COLLECTOR_VERSION = "1"
 
-KERNEL_TIMING = {"warmup": 2, "min_repeats": 10, "max_repeats": 100, "max_time_s": 0.5}
-PROGRAM_TIMING = {"warmup": 2, "min_repeats": 5, "max_repeats": 30, "max_time_s": 3.0}
+
+class TimingSettings(TypedDict):
+    """Keyword arguments of `hardware.timing.measure`, per kind of sample."""
+
+    warmup: int
+    min_repeats: int
+    max_repeats: int
+    max_time_s: float
+
+
+KERNEL_TIMING = TimingSettings(warmup=2, min_repeats=10, max_repeats=100, max_time_s=0.5)
+PROGRAM_TIMING = TimingSettings(warmup=2, min_repeats=5, max_repeats=30, max_time_s=3.0)
 
 
 @dataclass
@@ -236,8 +250,8 @@ class Progress:
         self.budget_s = budget_s
         self.max_samples = max_samples
         self.stream = stream or sys.stderr
-        self._bar = None
-        self._task = None
+        self._bar: RichProgress | None = None
+        self._task: TaskID | None = None     # set together with _bar
         self._last_line = 0.0
         if self.stream.isatty():
             from rich.console import Console
@@ -258,6 +272,7 @@ class Progress:
         status = (f"{summary.samples} samples, {rate:.1f}/s, last {sample.family}/{sample.variant}")
         if self._bar is not None:
             done = elapsed_s if self.budget_s is not None else position
+            assert self._task is not None
             self._bar.update(self._task, completed=done, status=status)
             return
         now = time.monotonic()

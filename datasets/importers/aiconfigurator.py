@@ -66,7 +66,7 @@ import time
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypedDict
 
 from ...errors import DatasetError
 from .. import templates as T
@@ -104,6 +104,17 @@ _NCCL_OPS = {"all_gather": "all_gather", "allgather": "all_gather",
              "all_reduce": "all_reduce", "allreduce": "all_reduce",
              "reduce_scatter": "reduce_scatter", "reducescatter": "reduce_scatter",
              "alltoall": "all_to_all", "all_to_all": "all_to_all"}
+
+
+class _AttentionArgs(TypedDict):
+    """The keyword arguments `T.attention` and `T.attention_work` share."""
+
+    compute: str
+    kv_store: str
+    out: str
+    causal: bool
+    window: int
+    cache_write: bool
 
 
 _BYTES_PER_ELEMENT = {d: T.nbytes((1,), d) for d in
@@ -165,8 +176,9 @@ def _map_attention(phase: str) -> Callable[[dict[str, Any]], Mapped]:
                                "num_key_value_heads")
         if phase == "context":
             q_len = kv_len = isl
-            args = dict(compute=compute, kv_store=kv, out="bf16", causal=True,
-                        window=window if 0 < window < isl else 0, cache_write=kv != compute)
+            args = _AttentionArgs(compute=compute, kv_store=kv, out="bf16", causal=True,
+                                  window=window if 0 < window < isl else 0,
+                                  cache_write=kv != compute)
             seq = isl
         else:
             if isl != 1:
@@ -175,8 +187,8 @@ def _map_attention(phase: str) -> Callable[[dict[str, Any]], Mapped]:
             q_len, kv_len = 1, step + 1
             if 0 < window < kv_len:
                 kv_len = window   # a sliding window reads only the last W cached keys
-            args = dict(compute=compute, kv_store=kv, out="bf16", causal=False, window=0,
-                        cache_write=False)
+            args = _AttentionArgs(compute=compute, kv_store=kv, out="bf16", causal=False,
+                                  window=0, cache_write=False)
             seq = step + 1
         text = T.attention(b, h, hkv, q_len, kv_len, d, **args)
         dt = f"{p.get('attn_dtype')}-{p.get('kv_cache_dtype')}"

@@ -179,6 +179,7 @@ def import_file(sink: Sink, *, rel: str, path: Path, latency_col: str, mapper: M
         if mapped.kind == "collective":
             reason, category = check_bus(mapped.bus_bytes, stats["median_s"], peaks)
         else:
+            assert mapped.work is not None   # every kernel mapper sets the work it priced
             which = (mapped.peak_dtype, mapped.precision)
             if which not in peak_of:
                 peak_of[which] = peaks.matmul(*which) if peaks is not None else None

@@ -92,7 +92,7 @@ def schedule(families: tuple[str, ...]) -> list[str]:
     """One round of the sweep: families interleaved by weight, so any prefix of the
     sweep (a short budget) covers every requested family."""
     rounds = max(WEIGHTS[f] for f in families)
-    order = []
+    order: list[str] = []
     for r in range(rounds):
         order.extend(f for f in families if WEIGHTS[f] > r)
     return order

@@ -4,7 +4,7 @@ batched and transposed operands).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from .core import (
     sampler,
     shrink_to_fit,
 )
+
+if TYPE_CHECKING:
+    from jax.lax import DotDimensionNumbers
 
 DOT_DTYPES = ("f32", "bf16", "f16", "i8")
 
@@ -55,6 +58,7 @@ def _build_dot(p: dict[str, Any]):
     out = jnp.int32 if dtype == "i8" else None
     b, m, n, k = p["batch"], p["m"], p["n"], p["k"]
     high = 8 if dtype == "i8" else None
+    dims: DotDimensionNumbers
     if b > 1:
         dims = (((2,), (1,)), ((0,), (0,)))
         return (lambda x, y: lax.dot_general(x, y, dims, preferred_element_type=out),

@@ -37,7 +37,10 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.
     if "sample_id" in table.column_names:  # journal rows that also reached a shard
         ids = table.column("sample_id").to_pylist()
         seen: set[str] = set()
-        keep = [not (i in seen or seen.add(i)) for i in ids]
+        keep: list[bool] = []
+        for i in ids:   # the first occurrence of each id
+            keep.append(i not in seen)
+            seen.add(i)
         if not all(keep):
             table = table.filter(pa.array(keep))
     return table if wanted is None or wanted == columns else table.select(wanted)

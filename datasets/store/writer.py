@@ -15,7 +15,7 @@ import os
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, TextIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -57,8 +57,8 @@ class DatasetWriter:
         self.fingerprint_id = fingerprint_id(fingerprint)
         self.shard_rows = shard_rows
         self._pending = 0            # journal rows since the last fold into a shard
-        self._journal = None
-        self._lock = None
+        self._journal: TextIO | None = None   # open between _open() and close()
+        self._lock: TextIO | None = None      # holds the dataset's flock while open
         self._open()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -144,6 +144,7 @@ class DatasetWriter:
         if full["sample_id"] in self.done_ids:
             return
         line = json.dumps(full, default=json_default, separators=(",", ":"))
+        assert self._journal is not None, "add() on a closed DatasetWriter"
         self._journal.write(line + "\n")
         self._journal.flush()
         os.fsync(self._journal.fileno())
@@ -178,6 +179,7 @@ class DatasetWriter:
         """Move the journal's rows into a new shard."""
         if not self._pending:
             return
+        assert self._journal is not None   # pending rows went through the open journal
         self._journal.close()
         self._journal = None
         self._fold_journal()

@@ -4,12 +4,12 @@ training step, layer norm and softmax cross-entropy.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ...dtypes import jax_dtype
 
 
-def dense_init(shapes: dict[str, tuple[int, ...]], dtype: str) -> dict[str, Any]:
+def dense_init(shapes: Mapping[str, tuple[int, ...]], dtype: str) -> dict[str, Any]:
     import jax
 
     return {k: jax.ShapeDtypeStruct(v, jax_dtype(dtype)) for k, v in shapes.items()}

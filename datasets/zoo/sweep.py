@@ -116,7 +116,7 @@ def program_specs(seed: int, families: tuple[str, ...] = PROGRAM_FAMILIES,
                                                    "family": family, "size": name})
                  for (name, size), batch, dtype in itertools.product(sizes, batches, dtypes)]
         per_family.append([specs[i] for i in rng.permutation(len(specs))])
-    out = []
+    out: list[ProgramSpec] = []
     for i in range(max(len(s) for s in per_family)):
         out.extend(s[i] for s in per_family if i < len(s))
     return out
