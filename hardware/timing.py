@@ -20,7 +20,6 @@ import os
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -62,14 +61,9 @@ def summarize(samples_s: list[float], warmup: int, cache_flush: str) -> TimingSt
 
 def last_level_cache_bytes() -> int:
     """The largest CPU cache, from sysfs; 32 MiB when sysfs does not say."""
-    best = 0
-    for size_file in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
-        text = size_file.read_text().strip()
-        scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(text[-1:], 1)
-        digits = text[:-1] if text[-1:] in "KMG" else text
-        if digits.isdigit():
-            best = max(best, int(digits) * scale)
-    return best or 32 * 1024 ** 2
+    from .fingerprint import cache_sizes_bytes
+
+    return max(cache_sizes_bytes().values(), default=0) or 32 * 1024 ** 2
 
 
 class CacheEvictor:

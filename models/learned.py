@@ -16,15 +16,17 @@ The models read the chip through the spec they were trained with (the bundle's
 `hardware.toml`), not through whatever `hardware calibrate` measured last: on a shared
 2-core VM two calibrations a minute apart differ by up to 2x in vector FLOP/s, and a
 learned kernel time is the roofline's times a learned ratio, so every re-calibration
-would move the learned answer with it. Only a `host-cpu` model used on another CPU
-than the one its data came from (fingerprint: CPU model and core count) reads this
-machine's calibration instead, and the prediction's notes say so.
+would move the learned answer with it. Only a `host-cpu` model used on a CPU that its
+data's fingerprint does not show to be this one (`hardware.fingerprint.differences`:
+vendor, family, model, stepping, ISA extensions, cores, caches, jaxlib; a fingerprint
+recorded before these fields existed cannot show it) reads this machine's calibration
+instead, and the prediction's notes say so; without a calibration here it keeps the
+bundle's spec and the note says that too.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import threading
 from dataclasses import dataclass
@@ -36,7 +38,7 @@ import numpy as np
 from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
-from ..hardware.fingerprint import cpu_model
+from ..hardware.fingerprint import cpu_identity, differences
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
@@ -73,21 +75,33 @@ class LearnedModels:
     def floor_s(self) -> float:
         return float(self.kernel_meta.get("floor_s", 0.0))
 
+    def machine_differences(self) -> list[str]:
+        """How this machine differs from the one the kernel data was measured on
+        (CPU bundles; [] for a GPU bundle or the same machine)."""
+        if self.spec is None or self.spec.kind != "cpu":
+            return []
+        return differences(self.kernel_meta.get("fingerprint") or {}, this_cpu())
+
     def pricing_hardware(self, hw: Hardware) -> tuple[Hardware, str]:
         """The spec the models price `hw` with, and a note when it is not their own
         (see the module docstring)."""
-        if self.spec is None or hw is self.spec:
+        if self.spec is None:
             return hw, ""
         if hw.kind != "cpu":
+            return (hw if hw is self.spec else self.spec), ""
+        differ = self.machine_differences()
+        if not differ:
             return self.spec, ""
-        trained_on = self.kernel_meta.get("fingerprint") or {}
-        here = _this_cpu()
-        if all(trained_on.get(k) == v for k, v in here.items()):
-            return self.spec, ""
-        theirs = f"{trained_on.get('cpu_model', '?')}, {trained_on.get('cpu_cores', '?')} cores"
-        return hw, (f"the learned {hw.name} model was trained on another CPU ({theirs}; this "
-                    f"machine: {here['cpu_model']}, {here['cpu_cores']} cores): its kernel "
-                    "ratios are applied to this machine's calibration, accuracy unknown")
+        what = "; ".join(d.split(" (this machine")[0] for d in differ[:4]) + \
+            (f" and {len(differ) - 4} more" if len(differ) > 4 else "")
+        if hw is self.spec:
+            return hw, (f"the learned {hw.name} model's data may come from another CPU "
+                        f"({what}) and {hw.name} is not calibrated here: it is priced with "
+                        "the spec it was trained with; `stablecost hardware calibrate` "
+                        "prices it through this machine's numbers")
+        return hw, (f"the learned {hw.name} model's data may come from another CPU ({what}): "
+                    "its kernel ratios are applied to this machine's calibration, accuracy "
+                    "unknown")
 
 
 @dataclass
@@ -102,9 +116,11 @@ class LearnedKernels:
 
 
 @functools.cache
-def _this_cpu() -> dict[str, Any]:
+def this_cpu() -> dict[str, Any]:
     """The fields of a dataset fingerprint that identify this machine's CPU."""
-    return {"cpu_model": cpu_model(), "cpu_cores": os.cpu_count()}
+    import jaxlib
+
+    return {**cpu_identity(), "jaxlib": jaxlib.__version__}
 
 
 _lock = threading.Lock()

@@ -51,10 +51,13 @@ def run(args: argparse.Namespace) -> int:
                           "(run `stablecost hardware calibrate`)")
         return 0
     if args.action == "show":
-        hw = hwmod.get_hardware(args.name)
+        from ..api.fidelity import resolve_hardware
+
+        hw = resolve_hardware(args.name, "auto")   # host-cpu: the bundle's spec until calibrated
         d = hw.to_dict()
+        machine = _machine_section(hw)
         if args.json:
-            print_json(d)
+            print_json({**d, **machine})
             return 0
         console = make_console()
         console.print(f"[bold]{hw.name}[/] ({hw.vendor} {hw.kind}) from {hw.path}")
@@ -72,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         for source in hw.sources:
             console.print(f"  - {source.get('title', '')}: {source.get('url', '')} "
                           f"({source.get('covers', '')})")
+        if machine:
+            _print_machine(console, machine)
         return 0
     from ...hardware.calibrate import calibrate_host_cpu
 
@@ -82,3 +87,35 @@ def run(args: argparse.Namespace) -> int:
           f"{si(spec['memory']['bandwidth_bytes_per_s'])}B/s, per-kernel overhead "
           f"{seconds(spec['kernel']['launch_overhead_s'])}; saved to {path}")
     return 0
+
+
+def _machine_section(hw: Any) -> dict[str, Any]:
+    """For a CPU: this machine's fingerprint, and how the bundled learned model's data
+    fingerprint differs from it ({} for other chips)."""
+    if hw.kind != "cpu":
+        return {}
+    from ...models.learned import load_models, this_cpu
+
+    models = load_models(hw.name)
+    section: dict[str, Any] = {"this_machine": this_cpu()}
+    if models is not None:
+        section["learned_model"] = {
+            "path": str(models.path),
+            "trained_on": models.kernel_meta.get("fingerprint") or {},
+            "differences": models.machine_differences()}
+    return section
+
+
+def _print_machine(console: Any, machine: dict[str, Any]) -> None:
+    here = machine["this_machine"]
+    console.print("this machine: " + ", ".join(f"{k}={v}" for k, v in here.items()))
+    learned = machine.get("learned_model")
+    if learned is None:
+        return
+    if not learned["differences"]:
+        console.print("learned model: trained on data from this machine")
+        return
+    console.print("[yellow]learned model:[/] its data's fingerprint does not show it is "
+                  "this machine; predictions say so in their notes:")
+    for line in learned["differences"]:
+        console.print(f"  - {line}")
