@@ -189,3 +189,26 @@ def test_hardware_rates_are_read_only_and_replace_does_not_touch_the_catalog():
         copy.matmul_flops_per_s["bf16"] = 1.0
     assert stablecost.get_hardware("H100-SXM").matmul_flops_per_s["bf16"] > 1e14
     assert pickle.loads(pickle.dumps(h100)) == h100
+
+
+def test_the_checkout_runs_as_a_program_without_installing(tmp_path):
+    """`python3 CHECKOUT collect ...` is how a GPU machine without the full install runs
+    the collector: the directory itself is the package."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    checkout = Path(stablecost.__file__).resolve().parent
+    done = subprocess.run([sys.executable, str(checkout), "hardware", "show", "H100",
+                           "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert '"name": "H100-SXM"' in done.stdout
+
+
+def test_json_into_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(f"{sys.executable} -m stablecost hardware list --json | head -c 10",
+                          shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == ""

@@ -83,8 +83,8 @@ def test_every_import_points_down_the_flow():
     wrong = []
     for rel, tree in _modules():
         own = layer_of(_dotted(rel))
-        if rel.name == "__init__.py" and len(rel.parts) == 1:
-            continue   # the package's own re-exports
+        if rel.name in ("__init__.py", "__main__.py") and len(rel.parts) == 1:
+            continue   # the package's own re-exports and its `python -m` entry point
         for name, line, at_top in _imports(rel, tree):
             target = layer_of(name)
             if target is None or target == own or target == "serve":

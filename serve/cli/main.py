@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 from typing import NoReturn, Sequence
 
@@ -62,6 +63,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StablecostError as exc:
         sys.stderr.write(f"stablecost: error: {exc}\n")
         return EXIT_USER_ERROR
+    except BrokenPipeError:
+        # `stablecost ... --json | head`: the reader had enough, which is not an error;
+        # stdout goes to /dev/null so the interpreter's final flush does not fail too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as exc:
         if exc.errno not in _STORAGE_ERRORS:
             raise
@@ -71,8 +78,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"stablecost: error: {exc.strerror}{where}; free some space and "
                          "run the same command again\n")
         return EXIT_USER_ERROR
-    except BrokenPipeError:
-        return 0
     except KeyboardInterrupt:
         sys.stderr.write("stablecost: interrupted\n")
         return 130
