@@ -4,8 +4,9 @@ Loading and analyzing a 10k-op program allocates a few hundred thousand small ob
 (ops, tensor types, tuples) that are freed by reference counting; none form cycles.
 Each allocation burst still triggers the collector, whose older generations then scan
 everything alive. `benchmarks/gc_pause.py` measures what the pause buys on the ~10k-op
-step of benchmarks/speed.py: the cold path (load, analyze, one prediction) runs about
-1.4x longer without it, while a prediction of an analyzed program does not change.
+step of benchmarks/speed.py: the cold path (load, analyze, one prediction) runs 1.3x
+longer without it, while a prediction of an analyzed program does not change
+(benchmarks/RESULTS.md).
 
 So the pause covers only the building of a program (`load_program`, `analyze`, and so
 the cold path of `predict` that calls them); predicting a cached program never touches
