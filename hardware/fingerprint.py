@@ -13,6 +13,8 @@ and a model used elsewhere says so (`differences`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -107,6 +109,12 @@ def cpu_identity(cpuinfo: str | None = None, cache_dir: Path | None = None) -> d
         else os.cpu_count() or 1,
         "cache_bytes": caches,
     }
+
+
+def fingerprint_id(fingerprint: Mapping[str, Any]) -> str:
+    """A short stable id of a hardware fingerprint (sorted-key JSON, SHA-256)."""
+    blob = json.dumps(dict(fingerprint), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
 def differences(theirs: Mapping[str, Any], ours: Mapping[str, Any]) -> list[str]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from ..errors import InvalidArgumentError
 from ..featurize.analysis import Analysis
 from ..hardware import Hardware
@@ -101,13 +103,26 @@ class Learned:
         if models is None:
             raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
                                        f"for: {', '.join(available()) or 'none'}")
+        from .adaptation import apply, find_adaptation
+
         learned = predict_kernels(models, analysis, hw, roofline)
-        digest = models.kernel_meta.get("data_digest", "")
-        return KernelEstimate(
-            time_s=learned.time_s, low_s=learned.low_s, high_s=learned.high_s,
-            floor_s=learned.floor_s,
-            step_s=learned.step_s if learned.step_source == "step_gnn" else None,
-            note=learned.note, model=f"{models.path.name} (kernel data {digest})".strip())
+        digest = str(models.kernel_meta.get("data_digest", ""))
+        time_s, low_s, high_s = learned.time_s, learned.low_s, learned.high_s
+        step_s = learned.step_s if learned.step_source == "step_gnn" else None
+        notes = [learned.note]
+        model = f"{models.path.name} (kernel data {digest})"
+        adaptation, why = find_adaptation(hw.name, digest)
+        if adaptation is not None:
+            adapted, step_s = apply(adaptation, analysis, time_s, step_s, learned.floor_s)
+            scale = np.divide(adapted, time_s, out=np.ones_like(adapted), where=time_s > 0)
+            time_s, low_s, high_s = adapted, low_s * scale, high_s * scale
+            notes.append(adaptation.describe())
+            model += f", adapted on machine {adaptation.fingerprint_id}"
+        elif why:
+            notes.append(why)
+        return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
+                              floor_s=learned.floor_s, step_s=step_s,
+                              note="; ".join(n for n in notes if n), model=model)
 
 
 _REGISTRY: dict[str, CostModel] = {}

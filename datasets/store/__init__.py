@@ -18,6 +18,7 @@ computed at load time, so a new featurizer never needs re-measuring.
 one writer (and its crash safety), `reader` the readers, `validation` the checks.
 """
 
+from ...hardware.fingerprint import fingerprint_id
 from .layout import (
     DATASET_FILE,
     JOURNAL,
@@ -35,7 +36,6 @@ from .schema import (
     KINDS,
     SCHEMA,
     SCHEMA_VERSION,
-    fingerprint_id,
     json_default,
     normalize_row,
     sample_id,

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ...errors import DatasetError
-from .schema import SCHEMA_VERSION, fingerprint_id
+from ...hardware.fingerprint import fingerprint_id
+from .schema import SCHEMA_VERSION
 
 DATASET_FILE = "dataset.json"
 SHARD_DIR = "shards"

@@ -53,12 +53,6 @@ _NULLABLE = {"kernel_times", "outlier_reason", "jax_version", "jaxlib_version"}
 SHARD_META_KEY = b"stablecost"      # shard metadata: fingerprint id, schema version
 
 
-def fingerprint_id(fingerprint: Mapping[str, Any]) -> str:
-    """A short stable id of a hardware fingerprint (sorted-key JSON, SHA-256)."""
-    blob = json.dumps(dict(fingerprint), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:12]
-
-
 def sample_id(*parts: Any) -> str:
     """Content id of a sample: the same measurement spec always gets the same id."""
     blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from ...atomicio import atomic_write_bytes, fsync_dir
 from ...errors import DatasetError
+from ...hardware.fingerprint import fingerprint_id
 from .layout import (
     DATASET_FILE,
     JOURNAL,
@@ -35,7 +36,6 @@ from .schema import (
     SCHEMA,
     SCHEMA_VERSION,
     SHARD_META_KEY,
-    fingerprint_id,
     json_default,
     normalize_row,
 )

@@ -21,6 +21,15 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     calibrate = hsub.add_parser("calibrate", help="measure host-cpu on this machine")
     calibrate.add_argument("--quick", action="store_true",
                            help="smaller problems: seconds, less accurate")
+    adapt = hsub.add_parser("adapt", help="fit the bundled learned model to this machine "
+                                          "(a few minutes of measurements)")
+    adapt.add_argument("--minutes", type=float, default=5.0,
+                       help="measuring time (default 5; running again measures more)")
+    adapt.add_argument("--data", default=None,
+                       help="where the measurements go (default: the config dir's "
+                            "adapt-data/)")
+    adapt.add_argument("--tracking-uri", default=None, help="MLflow tracking URI")
+    adapt.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         if machine:
             _print_machine(console, machine)
         return 0
+    if args.action == "adapt":
+        return _adapt(args)
     from ...hardware.calibrate import calibrate_host_cpu
 
     path, spec = calibrate_host_cpu(quick=args.quick, progress=sys.stderr)
@@ -119,3 +130,27 @@ def _print_machine(console: Any, machine: dict[str, Any]) -> None:
                   "this machine; predictions say so in their notes:")
     for line in learned["differences"]:
         console.print(f"  - {line}")
+
+
+def _adapt(args: Any) -> int:
+    from ...train.adapt import adapt
+    from .checks import output_dir, positive
+
+    positive(minutes=args.minutes)
+    output_dir(args.data, "--data")
+    result = adapt(minutes=args.minutes, data=args.data, tracking_uri=args.tracking_uri,
+                   track=not args.no_track,
+                   progress=lambda message: print(message, file=sys.stderr, flush=True))
+    a = result.adaptation
+    console = make_console()
+    console.print(f"[bold]{a.hardware}[/] adapted on machine {a.fingerprint_id}: step "
+                  f"x{a.step_factor:.3f}, kernels x{a.default_kernel_factor:.3f} by default; "
+                  f"saved to {result.path}")
+    for kind, factor in sorted(a.kernel_factors.items()):
+        console.print(f"  {kind:20s} x{factor:.3f}")
+    for kind, values in result.check.items():
+        console.print(f"held-out {kind} samples ({values['rows']:.0f}): MAPE "
+                      f"{values['mape_before']:.1%} before, {values['mape_after']:.1%} after")
+    if result.run_id:
+        console.print(f"MLflow run {result.run_id} in {result.tracking_uri}")
+    return 0

@@ -1,0 +1,164 @@
+"""A bundled learned model adapted to this machine: correction factors fitted by
+`stablecost hardware adapt` (train/adapt.py) on timings taken here, applied on top of
+the bundle's estimate whenever predict runs on a machine with the same fingerprint.
+
+    step time (step GNN)    = bundle's step time x step_factor
+    kernel time (sum)       = bundle's kernel time x kernel_factors[kernel kind]
+                              (default_kernel_factor for a kind adapt did not see)
+
+An adaptation is a small JSON file in the user's config dir, one per chip and machine
+fingerprint (`adapted/<chip>-<fingerprint id>.json`). It records the bundle it corrects
+(the kernel model's data digest) and the featurizer version; a file made for another
+bundle or featurizer is not used, and the prediction's notes say why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import ModelError
+from ..featurize.analysis import Analysis
+from ..featurize.fusion import COLLECTIVE
+from ..featurize.program import FEATURIZER_VERSION
+from ..hardware import config_dir
+
+ADAPTATION_VERSION = 1
+# a factor outside this range is a broken fit, not a machine difference
+MIN_FACTOR, MAX_FACTOR = 1 / 20, 20.0
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    hardware: str
+    fingerprint_id: str
+    bundle_digest: str             # the kernel model's data digest it corrects
+    featurizer_version: str
+    step_factor: float
+    default_kernel_factor: float
+    kernel_factors: Mapping[str, float] = field(default_factory=dict)
+    samples: Mapping[str, int] = field(default_factory=dict)   # kernel / program rows fitted
+    created: str = ""
+    path: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["version"] = ADAPTATION_VERSION
+        out.pop("path")
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any, path: Path) -> "Adaptation":
+        if not isinstance(data, dict) or data.get("version") != ADAPTATION_VERSION:
+            raise ModelError(f"{path}: not a stablecost adaptation of version "
+                             f"{ADAPTATION_VERSION}; run `stablecost hardware adapt` again")
+        try:
+            factors = {str(k): float(v) for k, v in dict(data["kernel_factors"]).items()}
+            adaptation = cls(
+                hardware=str(data["hardware"]), fingerprint_id=str(data["fingerprint_id"]),
+                bundle_digest=str(data["bundle_digest"]),
+                featurizer_version=str(data["featurizer_version"]),
+                step_factor=float(data["step_factor"]),
+                default_kernel_factor=float(data["default_kernel_factor"]),
+                kernel_factors=factors,
+                samples={str(k): int(v) for k, v in dict(data.get("samples", {})).items()},
+                created=str(data.get("created", "")), path=str(path))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: damaged adaptation ({type(exc).__name__}: {exc}); run "
+                             "`stablecost hardware adapt` again") from None
+        bad = [v for v in (adaptation.step_factor, adaptation.default_kernel_factor,
+                           *factors.values())
+               if not (math.isfinite(v) and MIN_FACTOR <= v <= MAX_FACTOR)]
+        if bad:
+            raise ModelError(f"{path}: correction factor {bad[0]!r} outside "
+                             f"[{MIN_FACTOR:g}, {MAX_FACTOR:g}]; run `stablecost hardware "
+                             "adapt` again")
+        return adaptation
+
+    def describe(self) -> str:
+        n = ", ".join(f"{v} {k} rows" for k, v in self.samples.items())
+        return (f"adapted to this machine by `stablecost hardware adapt` ({self.created[:10]}"
+                f"{'; ' + n if n else ''}): step x{self.step_factor:.2f}, kernels "
+                f"x{self.default_kernel_factor:.2f} by default")
+
+
+def adaptation_path(hardware: str, fingerprint_id: str) -> Path:
+    from .learned import hardware_slug
+
+    return config_dir() / "adapted" / f"{hardware_slug(hardware)}-{fingerprint_id}.json"
+
+
+@functools.cache
+def local_fingerprint_id() -> str:
+    """The fingerprint id of this process's JAX backend (what collect keys datasets by)."""
+    from ..hardware.fingerprint import fingerprint_id, local_machine
+
+    return fingerprint_id(local_machine().fingerprint)
+
+
+def read_adaptation(path: Path) -> Adaptation | None:
+    """The adaptation in `path`, or None when there is none."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ModelError(f"{path}: unreadable adaptation ({exc})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ModelError(f"{path}: damaged adaptation (not JSON: {exc}); run `stablecost "
+                         "hardware adapt` again") from None
+    return Adaptation.from_dict(data, path)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_cached(path: Path, mtime_ns: int) -> Adaptation | None:
+    return read_adaptation(path)
+
+
+def find_adaptation(hardware: str, bundle_digest: str) -> tuple[Adaptation | None, str]:
+    """This machine's adaptation of `hardware`'s bundle, or None and a note saying why
+    an existing one is not used ("" when there is none)."""
+    path = adaptation_path(hardware, local_fingerprint_id())
+    try:
+        mtime_ns = path.stat().st_mtime_ns
+    except OSError:
+        return None, ""
+    adaptation = _read_cached(path, mtime_ns)
+    if adaptation is None:
+        return None, ""
+    why = usable(adaptation, bundle_digest)
+    return (None, why) if why else (adaptation, "")
+
+
+def usable(adaptation: Adaptation, bundle_digest: str) -> str:
+    """"" when `adaptation` corrects this bundle under this featurizer, else why not."""
+    if adaptation.bundle_digest != bundle_digest:
+        return (f"the adaptation in {adaptation.path} was fitted for another bundle "
+                f"({adaptation.bundle_digest}, this one {bundle_digest}): not used; run "
+                "`stablecost hardware adapt` again")
+    if adaptation.featurizer_version != FEATURIZER_VERSION:
+        return (f"the adaptation in {adaptation.path} was fitted under featurizer "
+                f"{adaptation.featurizer_version} (this one {FEATURIZER_VERSION}): not used")
+    return ""
+
+
+def apply(adaptation: Adaptation, analysis: Analysis, time_s: np.ndarray,
+          step_s: float | None, floor_s: float) -> tuple[np.ndarray, float | None]:
+    """The corrected per-kernel times and step time (see the module docstring)."""
+    factors = np.array([
+        0.0 if k.kind == COLLECTIVE else
+        adaptation.kernel_factors.get(k.kind, adaptation.default_kernel_factor)
+        for k in analysis.kernels])
+    corrected = np.asarray(time_s, dtype=float) * factors
+    if step_s is None:
+        return corrected, None
+    return corrected, floor_s + (step_s - floor_s) * adaptation.step_factor

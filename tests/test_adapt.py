@@ -1,0 +1,127 @@
+"""Adapting the bundled learned model to this machine: the correction's fit (hand-worked
+medians), its file (checked on load), its use by predict, and the command's errors."""
+
+import json
+import math
+
+import pytest
+
+import stablecost
+from stablecost.errors import ModelError
+from stablecost.models.adaptation import (
+    Adaptation,
+    adaptation_path,
+    find_adaptation,
+    local_fingerprint_id,
+    read_adaptation,
+)
+from stablecost.models.learned import load_models
+from stablecost.serve.cli import main
+from stablecost.train.adapt import SHRINK, Residual, check_errors, fit_factors
+
+
+def _residual(kind, key, ratio, group="g"):
+    return Residual(kind, key, group, math.log(ratio))
+
+
+def test_factors_are_shrunk_medians_of_measured_over_predicted():
+    residuals = ([_residual("kernel", "matmul", 2.0)] * 10 +       # 10 samples at 2x
+                 [_residual("kernel", "loop", 0.5)] * 10 +         # 10 at 0.5x
+                 [_residual("step", "step", 1.25)] * 3)
+    fitted = fit_factors(residuals)
+    # median over all kernel samples: log 2 and log 0.5 ten times each -> 0 -> x1
+    assert fitted["default"] == pytest.approx(1.0)
+    # matmul: (10 log 2 + SHRINK x 0) / (10 + SHRINK) = log 2 / 2 with SHRINK = 10
+    assert SHRINK == 10
+    assert fitted["matmul"] == pytest.approx(math.sqrt(2.0))
+    assert fitted["loop"] == pytest.approx(math.sqrt(0.5))
+    assert fitted["step"] == pytest.approx(1.25)
+
+
+def test_factors_are_clamped_and_default_to_one_without_samples():
+    fitted = fit_factors([_residual("kernel", "matmul", 1e6)] * 3)
+    assert fitted["default"] == 20.0 and fitted["step"] == 1.0
+
+
+def test_the_check_reports_groups_the_fit_did_not_see():
+    residuals = [_residual("step", "step", 2.0, group=f"g{i}") for i in range(40)]
+    check = check_errors(residuals)["step"]
+    assert 0 < check["rows"] < 40
+    # every program runs 2x the prediction: |1/2 - 1| before, 0 after
+    assert check["mape_before"] == pytest.approx(0.5)
+    assert check["mape_after"] == pytest.approx(0.0, abs=1e-12)
+
+
+def _write(path, **changes):
+    models = load_models("host-cpu")
+    data = Adaptation(hardware="host-cpu", fingerprint_id=local_fingerprint_id(),
+                      bundle_digest=str(models.kernel_meta["data_digest"]),
+                      featurizer_version=stablecost.featurize.program.FEATURIZER_VERSION,
+                      step_factor=2.0, default_kernel_factor=2.0,
+                      kernel_factors={}, samples={"kernel": 1, "step": 1},
+                      created="2026-11-24T00:00:00+00:00").to_dict()
+    data.update(changes)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+    return data
+
+
+def test_predict_applies_this_machines_adaptation(examples_dir):
+    program = examples_dir / "transformer_block_train_step.mlir"
+    before = stablecost.predict(program, "host-cpu", fidelity="learned")
+    path = adaptation_path("host-cpu", local_fingerprint_id())
+    _write(path)
+    after = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
+    # the step GNN priced it: (step - floor) x 2 + floor
+    assert after.compute_s - after.overhead_s == pytest.approx(
+        2 * (before.compute_s - before.overhead_s), rel=1e-6)
+    assert any("adapted to this machine" in n for n in after.notes)
+    assert "adapted on machine" in after.model
+
+
+def test_an_adaptation_of_another_bundle_is_not_used_and_says_why():
+    path = adaptation_path("host-cpu", local_fingerprint_id())
+    _write(path, bundle_digest="other")
+    models = load_models("host-cpu")
+    found, why = find_adaptation("host-cpu", str(models.kernel_meta["data_digest"]))
+    assert found is None and "fitted for another bundle" in why
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"step_factor": "fast"}, "damaged adaptation"),
+    ({"step_factor": 1e9}, "outside"),
+    ({"version": 99}, "not a stablecost adaptation"),
+])
+def test_a_damaged_adaptation_is_a_model_error(tmp_path, change, match):
+    path = tmp_path / "a.json"
+    _write(path, **change)
+    with pytest.raises(ModelError, match=match):
+        read_adaptation(path)
+    path.write_text("{not json")
+    with pytest.raises(ModelError, match="not JSON"):
+        read_adaptation(path)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--minutes", "0"], "--minutes 0.0: must be a finite number > 0"),
+    (["--minutes", "nan"], "must be a finite number > 0"),
+    ([], "not calibrated on this machine"),
+])
+def test_adapt_refuses_bad_input_in_one_line(argv, match, capsys, tmp_path):
+    code = main(["hardware", "adapt", "--no-track", "--data", str(tmp_path / "d"), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and match in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_adapt_end_to_end_measures_fits_and_resumes(tmp_path, capsys):
+    assert main(["hardware", "calibrate", "--quick"]) == 0
+    argv = ["hardware", "adapt", "--minutes", "0.1", "--data", str(tmp_path / "d"),
+            "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db"]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    assert "adapted on machine" in out.out and "MLflow run" in out.out
+    adaptation = read_adaptation(adaptation_path("host-cpu", local_fingerprint_id()))
+    assert adaptation is not None and adaptation.samples["kernel"] > 0
+    assert main(argv) == 0                       # a second run keeps what was measured
+    assert "already measured" in capsys.readouterr().err

@@ -1,0 +1,216 @@
+"""`stablecost hardware adapt`: fit the bundled learned model to this machine.
+
+A bundle trained on one CPU misprices another (a newer generation runs small kernels
+faster, its dispatch costs less). Adapt measures this machine for a few minutes, with
+the collector's own sweeps (kernels, then whole programs, seed `ADAPT_SEED` so the
+samples are not the training ones), prices every measured sample with the unadapted
+bundle, and fits correction factors (`models.adaptation`):
+
+- kernel factor per kernel kind: the median of log(measured / predicted) over the
+  samples priced by the kernel sum whose time that kind dominates, shrunk toward the
+  median of all such samples by `SHRINK` pseudo-samples;
+- step factor: the same median over the programs the step GNN priced.
+
+The samples are split by group (a model size, a shape family) into a fitting part and a
+check part; the error of the check part before and after correction is reported and
+logged with the factors as an MLflow run; the factors finally written are fitted on
+every sample. The result is stored for this machine's fingerprint and bundle, and
+predict applies it from then on. Collection is resumable: running adapt again keeps
+what was measured and measures more.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..atomicio import atomic_write_bytes
+from ..datasets import store
+from ..datasets.splits import split_of
+from ..errors import InvalidArgumentError, ModelError
+from ..featurize.analysis import analyze
+from ..featurize.fusion import COLLECTIVE
+from ..featurize.ingest import load_program
+from ..featurize.program import FEATURIZER_VERSION
+from ..hardware import config_dir, get_hardware
+from ..models.adaptation import (
+    MAX_FACTOR,
+    MIN_FACTOR,
+    Adaptation,
+    adaptation_path,
+    local_fingerprint_id,
+)
+from ..models.learned import LearnedModels, load_models, predict_kernels
+
+ADAPT_SEED = 101          # not the training sweep's seed 0
+SHRINK = 10.0             # pseudo-samples pulling a kind's factor toward the global one
+KERNEL_SHARE = 0.6        # of the budget spent on kernel samples; the rest on programs
+CHECK_FRACTION = 0.25     # groups held out to report the correction's effect
+
+
+@dataclass(frozen=True)
+class Residual:
+    kind: str              # "kernel" (priced by the kernel sum) or "step" (by the GNN)
+    key: str               # dominant kernel kind, or "step"
+    group_id: str
+    log_ratio: float       # log(measured / predicted)
+
+
+@dataclass(frozen=True)
+class AdaptResult:
+    adaptation: Adaptation
+    path: Path
+    data: Path
+    check: dict[str, dict[str, float]]   # kind -> {rows, mape_before, mape_after}
+    run_id: str
+    tracking_uri: str
+
+
+def default_data_dir() -> Path:
+    return config_dir() / "adapt-data"
+
+
+def adapt(*, minutes: float = 5.0, data: str | Path | None = None,
+          hardware: str = "host-cpu", tracking_uri: str | None = None,
+          experiment: str = "stablecost-adapt", track: bool = True,
+          progress: Callable[[str], None] | None = None) -> AdaptResult:
+    """Measure, fit and store this machine's adaptation (see the module docstring)."""
+    say = progress or (lambda message: None)
+    if not (isinstance(minutes, (int, float)) and math.isfinite(minutes) and minutes > 0):
+        raise InvalidArgumentError(f"--minutes {minutes}: must be a positive number")
+    hw = get_hardware(hardware)          # host-cpu: refuses an uncalibrated machine
+    models = load_models(hw.name)
+    if models is None:
+        raise InvalidArgumentError(f"no bundled learned model for {hw.name} to adapt")
+    digest = str(models.kernel_meta.get("data_digest", ""))
+    data_dir = Path(data) if data is not None else default_data_dir()
+    if track:
+        from . import tracking
+
+        uri = tracking.configure(tracking_uri, experiment)   # a bad URI fails before work
+    else:
+        uri = ""
+
+    from ..datasets.collect import collect
+
+    for kind, share in (("kernel", KERNEL_SHARE), ("program", 1 - KERNEL_SHARE)):
+        say(f"collecting {kind} samples for {minutes * share:.1f} min into {data_dir}")
+        summary = collect(kind, data_dir, budget_minutes=minutes * share, seed=ADAPT_SEED)
+        say(f"  {summary.samples} new, {summary.skipped_done} already measured")
+        if summary.interrupted:
+            raise KeyboardInterrupt
+
+    residuals = residuals_here(data_dir, models, say)
+    fitted = fit_factors(residuals)
+    check = check_errors(residuals)
+    fingerprint = local_fingerprint_id()
+    adaptation = Adaptation(
+        hardware=hw.name, fingerprint_id=fingerprint, bundle_digest=digest,
+        featurizer_version=FEATURIZER_VERSION, step_factor=fitted["step"],
+        default_kernel_factor=fitted["default"],
+        kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")},
+        samples={k: sum(1 for r in residuals if r.kind == k) for k in ("kernel", "step")},
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    path = adaptation_path(hw.name, fingerprint)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, (json.dumps(adaptation.to_dict(), indent=1) + "\n").encode())
+    run_id = _log_run(adaptation, check, minutes, data_dir, path) if track else ""
+    return AdaptResult(adaptation, path, data_dir, check, run_id, uri)
+
+
+def residuals_here(data_dir: Path, models: LearnedModels,
+                   say: Callable[[str], None]) -> list[Residual]:
+    """log(measured / bundle's prediction) of every sample measured on this machine."""
+    mine = [d for d in store.find_datasets(data_dir)
+            if store.DatasetInfo.read(d).fingerprint_id == local_fingerprint_id()]
+    if not mine:
+        raise ModelError(f"{data_dir}: no samples measured on this machine to adapt to")
+    frame = store.read_frame(mine[0], columns=["group_id", "stablehlo", "median_s"])
+    hw = get_hardware(models.hardware)
+    say(f"pricing {len(frame)} samples with the bundled model")
+    out = []
+    for group, text, measured in frame.itertuples(index=False):
+        analysis = analyze(load_program(text))
+        learned = predict_kernels(models, analysis, hw)
+        if not (learned.step_s > 0 and measured > 0):
+            continue
+        ratio = math.log(measured / learned.step_s)
+        if learned.step_source == "step_gnn":
+            out.append(Residual("step", "step", group, ratio))
+            continue
+        weights = [0.0 if k.kind == COLLECTIVE else k.count * float(t)
+                   for k, t in zip(analysis.kernels, learned.time_s)]
+        if not weights or max(weights) <= 0:
+            continue
+        dominant = analysis.kernels[int(np.argmax(weights))].kind
+        out.append(Residual("kernel", dominant, group, ratio))
+    return out
+
+
+def fit_factors(residuals: list[Residual]) -> dict[str, float]:
+    """{"step": f, "default": f, <kernel kind>: f, ...} from median log ratios."""
+    def clamp(log_ratio: float) -> float:
+        return float(min(MAX_FACTOR, max(MIN_FACTOR, math.exp(log_ratio))))
+
+    kernel = [r for r in residuals if r.kind == "kernel"]
+    steps = [r.log_ratio for r in residuals if r.kind == "step"]
+    overall = float(np.median([r.log_ratio for r in kernel])) if kernel else 0.0
+    out = {"step": clamp(float(np.median(steps))) if steps else 1.0,
+           "default": clamp(overall)}
+    for key in sorted({r.key for r in kernel}):
+        values = [r.log_ratio for r in kernel if r.key == key]
+        shrunk = (len(values) * float(np.median(values)) + SHRINK * overall) / \
+            (len(values) + SHRINK)
+        out[key] = clamp(shrunk)
+    return out
+
+
+def _factor(fitted: dict[str, float], r: Residual) -> float:
+    if r.kind == "step":
+        return fitted["step"]
+    return fitted.get(r.key, fitted["default"])
+
+
+def check_errors(residuals: list[Residual]) -> dict[str, dict[str, float]]:
+    """MAPE of the held-out groups before and after a correction fitted without them."""
+    fractions = (1 - CHECK_FRACTION, 0.0, CHECK_FRACTION)
+    is_held = [split_of(r.group_id, seed=ADAPT_SEED, fractions=fractions) == "test"
+               for r in residuals]
+    held = [r for r, h in zip(residuals, is_held) if h]
+    fitted = fit_factors([r for r, h in zip(residuals, is_held) if not h])
+    out = {}
+    for kind in ("kernel", "step"):
+        rows = [r for r in held if r.kind == kind]
+        if not rows:
+            continue
+        before = [abs(math.exp(-r.log_ratio) - 1) for r in rows]
+        after = [abs(_factor(fitted, r) * math.exp(-r.log_ratio) - 1) for r in rows]
+        out[kind] = {"rows": float(len(rows)), "mape_before": float(np.mean(before)),
+                     "mape_after": float(np.mean(after))}
+    return out
+
+
+def _log_run(adaptation: Adaptation, check: dict[str, dict[str, float]], minutes: float,
+             data_dir: Path, path: Path) -> str:
+    import mlflow
+
+    with mlflow.start_run(run_name=f"adapt-{adaptation.hardware}-"
+                                  f"{adaptation.fingerprint_id}") as run:
+        mlflow.log_params({"hardware": adaptation.hardware, "minutes": minutes,
+                           "fingerprint_id": adaptation.fingerprint_id,
+                           "bundle_digest": adaptation.bundle_digest,
+                           "featurizer_version": adaptation.featurizer_version,
+                           "data": str(data_dir)})
+        metrics: dict[str, Any] = {"step_factor": adaptation.step_factor,
+                                   "default_kernel_factor": adaptation.default_kernel_factor}
+        for kind, values in check.items():
+            metrics.update({f"check_{kind}_{k}": v for k, v in values.items()})
+        mlflow.log_metrics(metrics)
+        mlflow.log_artifact(str(path))
+        return str(run.info.run_id)
