@@ -467,3 +467,27 @@ def test_all_says_when_its_roofline_uses_the_bundled_spec(examples_dir, tmp_path
     p = stablecost.predict(program, "host-cpu", fidelity="all")
     assert "roofline" in p.by_fidelity
     assert any("not calibrated on this machine" in n for n in p.notes)
+
+
+def test_a_small_loop_program_falls_back_to_the_roofline_and_says_so(examples_dir):
+    """A scan RNN too small for the step GNN: the kernel sum would charge standalone
+    per-call costs on every iteration, so the roofline prices it, with a note."""
+    import jax
+    import jax.numpy as jnp
+
+    def step(w, xs):
+        def cell(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, h
+        return jax.lax.scan(cell, jnp.zeros((8, 128)), xs)[1].sum()
+
+    text = jax.jit(step).lower(jnp.ones((128, 128)), jnp.ones((64, 8, 128))).as_text()
+    learned = stablecost.predict(text, "host-cpu", fidelity="learned")
+    roofline = stablecost.predict(text, "host-cpu", fidelity="all").by_fidelity["roofline"]
+    assert learned.step_time_s == pytest.approx(roofline.step_time_s, rel=1e-12)
+    assert any("priced by the roofline, not the learned model" in n for n in learned.notes)
+    assert learned.overhead_s > 0          # the roofline's launch overheads, reported
+    # a training step the step GNN prices is not affected
+    mlp = stablecost.predict(examples_dir / "mlp_train_step.mlir", "host-cpu",
+                             fidelity="learned")
+    assert not any("priced by the roofline" in n for n in mlp.notes)
