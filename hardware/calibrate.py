@@ -24,6 +24,9 @@ from .timing import last_level_cache_bytes
 
 PROBE_S = 0.25
 QUICK_PROBE_S = 0.05
+# Rounds of one idle calibration agree within about 6 % on f32 vector FLOP/s
+# (benchmarks/RESULTS.md); a wider spread means the machine was not idle.
+NOISY_SPREAD = 0.10
 
 
 def _fast_seconds(fn: Callable[[], Any], repeats: int, min_time_s: float) -> float:
@@ -152,10 +155,41 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
     }
 
 
-def calibrate_host_cpu(quick: bool = False,
-                       progress: TextIO | None = None) -> tuple[Path, dict[str, Any]]:
-    """Measure this machine and save it as the `host-cpu` hardware spec."""
-    from . import save_host_cpu
+def combine_rounds(rounds: list[dict[str, float]]) -> tuple[dict[str, float],
+                                                          dict[str, float]]:
+    """The median of each probe over the rounds, and its spread: (max - min) / median."""
+    rates = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
+    spread = {k: (max(r[k] for r in rounds) - min(r[k] for r in rounds)) / rates[k]
+              if rates[k] > 0 else 0.0 for k in rounds[0]}
+    return rates, spread
 
-    spec = host_cpu_spec(measure(quick=quick, progress=progress), quick)
+
+def calibrate_host_cpu(quick: bool = False, progress: TextIO | None = None,
+                       rounds: int | None = None) -> tuple[Path, dict[str, Any]]:
+    """Measure this machine `rounds` times (default 3, `quick` 1) and save the median of
+    each probe as the `host-cpu` hardware spec, with the probes' spread over the rounds
+    (`[measured.spread]`) and this machine's fingerprint. A probe whose spread exceeds
+    `NOISY_SPREAD` is named on `progress`: the machine was busy, or its rate moves."""
+    from . import save_host_cpu
+    from .fingerprint import cpu_identity
+
+    rounds = rounds if rounds is not None else (1 if quick else 3)
+    measured = []
+    for i in range(rounds):
+        if progress is not None and rounds > 1:
+            progress.write(f"calibrate: round {i + 1}/{rounds}\n")
+        measured.append(measure(quick=quick, progress=progress))
+    rates, spread = combine_rounds(measured)
+    spec = host_cpu_spec(rates, quick)
+    spec["measured"]["rounds"] = rounds
+    spec["measured"]["spread"] = {k: round(v, 4) for k, v in spread.items()}
+    identity = cpu_identity()
+    spec["measured"]["fingerprint"] = {k: v for k, v in identity.items()
+                                       if k != "cache_bytes"}
+    noisy = sorted(k for k, v in spread.items() if v > NOISY_SPREAD)
+    if noisy and progress is not None:
+        progress.write(f"calibrate: warning: {', '.join(noisy)} moved more than "
+                       f"{NOISY_SPREAD:.0%} between rounds (spread "
+                       f"{', '.join(f'{spread[k]:.0%}' for k in noisy)}); was something "
+                       "else running? the medians are kept\n")
     return save_host_cpu(spec), spec

@@ -10,6 +10,7 @@ import pytest
 import stablecost
 from stablecost.errors import HardwareSpecError, UnknownHardwareError
 from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
+from stablecost.serve.cli import main
 
 CHIPS = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-40GB", "A100-SXM-80GB", "V100-SXM2",
          "L4", "T4", "MI300X", "TPU-v3", "TPU-v4", "TPU-v5e", "TPU-v5p"]
@@ -212,3 +213,27 @@ def test_json_into_a_closed_pipe_ends_quietly(tmp_path):
     done = subprocess.run(f"{sys.executable} -m stablecost hardware list --json | head -c 10",
                           shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_calibration_rounds_keep_medians_and_record_their_spread():
+    from stablecost.hardware.calibrate import combine_rounds
+
+    rates, spread = combine_rounds([{"bandwidth": 4.0, "dispatch": 1.0},
+                                    {"bandwidth": 5.0, "dispatch": 1.0},
+                                    {"bandwidth": 6.0, "dispatch": 1.0}])
+    assert rates == {"bandwidth": 5.0, "dispatch": 1.0}
+    assert spread == {"bandwidth": pytest.approx(0.4), "dispatch": 0.0}   # (6 - 4) / 5
+
+
+def test_calibrate_records_rounds_spread_and_fingerprint(tmp_path):
+    from stablecost.hardware.calibrate import calibrate_host_cpu
+
+    _, spec = calibrate_host_cpu(quick=True, rounds=2)
+    measured = get_hardware("host-cpu").measured
+    assert measured["rounds"] == 2 and set(measured["spread"]) >= {"bandwidth", "matmul_f32"}
+    assert measured["fingerprint"]["cpu_isa"] == spec["measured"]["fingerprint"]["cpu_isa"]
+
+
+def test_calibrate_refuses_zero_rounds(capsys):
+    assert main(["hardware", "calibrate", "--rounds", "0"]) == 2
+    assert "--rounds 0: must be >= 1" in capsys.readouterr().err

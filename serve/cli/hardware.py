@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from .console import make_console, print_json, seconds, si
+from .console import make_console, print_json, raise_invalid, seconds, si
 
 
 def add_parsers(sub: Any, parser_class: type) -> None:
@@ -21,6 +21,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     calibrate = hsub.add_parser("calibrate", help="measure host-cpu on this machine")
     calibrate.add_argument("--quick", action="store_true",
                            help="smaller problems: seconds, less accurate")
+    calibrate.add_argument("--rounds", type=int, default=None,
+                           help="full calibrations whose medians are kept, their spread "
+                                "recorded (default 3; --quick: 1)")
     adapt = hsub.add_parser("adapt", help="fit the bundled learned model to this machine "
                                           "(a few minutes of measurements)")
     adapt.add_argument("--minutes", type=float, default=5.0,
@@ -91,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         return _adapt(args)
     from ...hardware.calibrate import calibrate_host_cpu
 
-    path, spec = calibrate_host_cpu(quick=args.quick, progress=sys.stderr)
+    if args.rounds is not None and args.rounds < 1:
+        raise_invalid(f"--rounds {args.rounds}: must be >= 1")
+    path, spec = calibrate_host_cpu(quick=args.quick, progress=sys.stderr, rounds=args.rounds)
     compute = spec["compute"]
     print(f"host-cpu calibrated: f32 matmul {si(compute['matmul_flops_per_s']['f32'])}FLOP/s, "
           f"f32 vector {si(compute['vector_flops_per_s']['f32'])}FLOP/s, bandwidth "
