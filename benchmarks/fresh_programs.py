@@ -415,6 +415,7 @@ def main() -> None:
     print("| program | zoo family | ops | kernels | measured | rounds | learned | error "
           "| roofline | error |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    intervals: list[tuple[float, float, float]] = []
     for name, analysis in analyses.items():
         rounds = timings[name][:args.rounds]
         measured = float(np.exp(np.mean(np.log(rounds))))
@@ -425,6 +426,8 @@ def main() -> None:
             raise SystemExit(f"no learned model for {args.hardware}")
         lt, rt = learned.step_time_s, roofline.step_time_s
         rows.append((families[name] is not None, measured, lt, rt, rounds))
+        if pred.fidelity == "learned" and pred.step_time_low_s is not None:
+            intervals.append((pred.step_time_low_s, pred.step_time_high_s, measured))
         spread = " / ".join(f"{t / measured - 1:+.0%}" for t in rounds)
         print(f"| {name} | {families[name] or 'none (held out)'} | "
               f"{len(analysis.program.ops):,} | {len(analysis.kernels):,} | "
@@ -453,6 +456,12 @@ def main() -> None:
         print(f"\nmeasurement floor: round 1 as a prediction of round 2 has MAPE "
               f"{floor['mape']:.1%} (median APE {floor['median_ape']:.1%}, "
               f"{floor['within_10pct']:.0%} within ±10 %)")
+    if intervals:
+        inside = [low <= t <= high for low, high, t in intervals]
+        width = float(np.median([high / low for low, high, _ in intervals]))
+        print(f"\nlearned 80 % step interval: {sum(inside)} of {len(intervals)} measured "
+              f"step times inside ({np.mean(inside):.0%}; target 75-85 %), median width "
+              f"high / low {width:.2f}")
     print(f"\nall programs: roofline MAPE / learned MAPE "
           f"{s_roofline['mape'] / s_learned['mape']:.1f}x (target ≥ 3x); learned MAPE "
           f"{s_learned['mape']:.1%} (target ≤ 10 %)")

@@ -18,6 +18,7 @@ and `estimate`, and calling `register`:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
@@ -46,6 +47,8 @@ class KernelEstimate:
     model: which trained model produced it (a bundle path and digest), "" for analytical.
     analytical: the times are the roofline's (launch overhead included in time_s and
         reported as overhead); a learned model sets it when it falls back.
+    step_low_s / step_high_s: the 80 % interval of the whole compute time (floor
+        included), when the model has one.
     """
 
     time_s: Sequence[float] | np.ndarray   # the learned models answer in arrays
@@ -56,6 +59,8 @@ class KernelEstimate:
     note: str = ""
     model: str = ""
     analytical: bool = False
+    step_low_s: float | None = None
+    step_high_s: float | None = None
 
 
 @runtime_checkable
@@ -127,9 +132,16 @@ class Learned:
             model += f", adapted on machine {adaptation.fingerprint_id}"
         elif why:
             notes.append(why)
+        total_s = step_s if step_s is not None else \
+            learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))
+        low = high = None
+        bounds = (models.step_interval or {}).get(learned.step_source)
+        if bounds is not None:
+            low, high = total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
                               floor_s=learned.floor_s, step_s=step_s,
-                              note="; ".join(n for n in notes if n), model=model)
+                              note="; ".join(n for n in notes if n), model=model,
+                              step_low_s=low, step_high_s=high)
 
 
 # A program the kernel sum prices (too small for the step GNN, or with opcodes it never

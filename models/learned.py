@@ -27,6 +27,7 @@ bundle's spec and the note says that too.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import threading
 from dataclasses import dataclass
@@ -55,6 +56,8 @@ MIN_STEP_KERNELS = 16
 # unseen kernel (max pooling's select_and_scatter in a ResNet: 0.3 %) does not trip it;
 # a dropout mask's integer ops (15 %) or a spectral layer's FFTs (36 %) do.
 UNSEEN_SHARE = 0.10
+# the step interval table `python -m stablecost.train.intervals --write` fits
+STEP_INTERVAL_FILE = "step_interval.json"
 
 
 def hardware_slug(name: str) -> str:
@@ -70,6 +73,8 @@ class LearnedModels:
     step: Any | None = None               # models.gnn.StepGNN when bundled
     step_meta: dict[str, Any] | None = None
     spec: Hardware | None = None          # the chip as the training data described it
+    # step source ("step_gnn" | "kernel_sum") -> (low, high) log(measured / predicted)
+    step_interval: dict[str, tuple[float, float]] | None = None
 
     @property
     def floor_s(self) -> float:
@@ -148,7 +153,10 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         if (path / "kernel_xgb" / "meta.json").is_file():
             kernel, meta = KernelCostModel.load(path / "kernel_xgb")
             models = LearnedModels(hardware, path, kernel, meta,
-                                   spec=bundled_hardware(hardware, root))
+                                   spec=bundled_hardware(hardware, root),
+                                   step_interval=_read_step_interval(
+                                       path / "kernel_xgb" / STEP_INTERVAL_FILE,
+                                       str(meta.get("data_digest", ""))))
             if (path / "step_gnn" / "meta.json").is_file():
                 from ..errors import ModelError
                 from .gnn.estimator import StepGNN
@@ -162,6 +170,31 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
                         "GNN over it (`stablecost train gnn`)")
         _loaded[path] = models
         return models
+
+
+def _read_step_interval(path: Path, digest: str) -> dict[str, tuple[float, float]] | None:
+    """The bundle's step interval table (train/intervals.py), None when it has none."""
+    import json
+
+    from ..errors import ModelError
+
+    if not path.is_file():
+        return None
+    try:
+        table = json.loads(path.read_text())
+        if table["data_digest"] != digest:
+            raise ModelError(f"{path}: fitted for kernel model {table['data_digest']}, the "
+                             f"bundle's is {digest}; refit it (python -m "
+                             "stablecost.train.intervals --write)")
+        out = {str(k): (float(v["low_log_ratio"]), float(v["high_log_ratio"]))
+               for k, v in dict(table["by_source"]).items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelError(f"{path}: damaged step interval table ({type(exc).__name__}: "
+                         f"{exc})") from None
+    if not all(math.isfinite(lo) and math.isfinite(hi) and lo <= hi
+               for lo, hi in out.values()):
+        raise ModelError(f"{path}: step interval bounds must be finite with low <= high")
+    return out
 
 
 def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,

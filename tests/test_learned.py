@@ -491,3 +491,30 @@ def test_a_small_loop_program_falls_back_to_the_roofline_and_says_so(examples_di
     mlp = stablecost.predict(examples_dir / "mlp_train_step.mlir", "host-cpu",
                              fidelity="learned")
     assert not any("priced by the roofline" in n for n in mlp.notes)
+
+
+def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_path):
+    import json
+
+    from stablecost.errors import ModelError
+    from stablecost.models.learned import _read_step_interval
+
+    p = stablecost.predict(examples_dir / "transformer_block_train_step.mlir", "host-cpu",
+                           fidelity="learned")
+    assert p.step_time_low_s < p.step_time_s < p.step_time_high_s
+    table = json.loads((learned.bundle_path("host-cpu") / "kernel_xgb" /
+                        learned.STEP_INTERVAL_FILE).read_text())
+    low, high = (table["by_source"]["step_gnn"][k] for k in ("low_log_ratio", "high_log_ratio"))
+    # the GNN priced it: the bounds are the step times e^low and e^high
+    assert p.step_time_low_s == pytest.approx(p.step_time_s * np.exp(low), rel=1e-9)
+    assert p.step_time_high_s == pytest.approx(p.step_time_s * np.exp(high), rel=1e-9)
+    roofline = stablecost.predict(examples_dir / "mlp_train_step.mlir", "H100-SXM",
+                                  fidelity="roofline")
+    assert roofline.step_time_low_s is None
+    bad = tmp_path / "step_interval.json"
+    bad.write_text(json.dumps({**table, "by_source": {"step_gnn": {"low_log_ratio": 1,
+                                                                   "high_log_ratio": 0}}}))
+    with pytest.raises(ModelError, match="low <= high"):
+        _read_step_interval(bad, table["data_digest"])
+    with pytest.raises(ModelError, match="fitted for kernel model"):
+        _read_step_interval(bad, "another digest")

@@ -6,7 +6,8 @@ import pytest
 import stablecost
 
 TOP_KEYS = [
-    "program_name", "hardware", "fidelity", "step_time_s", "compute_s", "communication_s",
+    "program_name", "hardware", "fidelity", "step_time_s", "step_time_low_s",
+    "step_time_high_s", "compute_s", "communication_s",
     "exposed_communication_s", "overhead_s", "flops", "fused_bytes_accessed", "mesh",
     "num_devices", "topology", "overlap", "kernels", "collectives", "critical_path",
     "by_fidelity", "notes", "model", "featurizer_version",

@@ -77,6 +77,8 @@ class Prediction:
     by_fidelity: with fidelity="all", every available fidelity's totals.
     model: the trained model that priced the kernels ("" for the roofline);
     featurizer_version: the featurizer the program was analyzed with.
+    step_time_low_s / step_time_high_s: the learned model's 80 % interval of the step
+        time (None for the roofline, or a bundle without a fitted step interval).
     """
 
     program_name: str
@@ -101,6 +103,8 @@ class Prediction:
         default_factory=lambda: MappingProxyType({}))
     model: str = ""
     featurizer_version: str = ""
+    step_time_low_s: float | None = None
+    step_time_high_s: float | None = None
 
     def __post_init__(self) -> None:
         # read-only views, so a cached prediction cannot be changed by one caller
@@ -116,6 +120,8 @@ class Prediction:
             "hardware": self.hardware,
             "fidelity": self.fidelity,
             "step_time_s": self.step_time_s,
+            "step_time_low_s": self.step_time_low_s,
+            "step_time_high_s": self.step_time_high_s,
             "compute_s": self.compute_s,
             "communication_s": self.communication_s,
             "exposed_communication_s": self.exposed_communication_s,

@@ -33,6 +33,8 @@ class KernelRows(NamedTuple):
     overhead_s: float
     note: str
     model: str
+    compute_low_s: float | None      # the model's 80 % interval of the compute time
+    compute_high_s: float | None
 
 
 def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
@@ -66,7 +68,8 @@ def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kern
     durations, scale = _fit_to_step(durations, entry.is_collective, estimate)
     if scale != 1.0:   # the rows add up to the step the step model priced
         rows = [r if entry.is_collective[i] else _scaled(r, scale) for i, r in enumerate(rows)]
-    return KernelRows(tuple(rows), tuple(durations), overhead_s, estimate.note, estimate.model)
+    return KernelRows(tuple(rows), tuple(durations), overhead_s, estimate.note, estimate.model,
+                      estimate.step_low_s, estimate.step_high_s)
 
 
 def _fit_to_step(durations: list[float], is_collective: list[bool], estimate: KernelEstimate
@@ -130,6 +133,8 @@ class _Step(NamedTuple):
     overhead_s: float
     notes: tuple[str, ...]
     model: str
+    compute_low_s: float | None
+    compute_high_s: float | None
 
 
 def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
@@ -142,6 +147,10 @@ def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
         lambda: _assemble(entry, hw, model, topology, topology_note, overlap))
     analysis = entry.analysis
     schedule = step.schedule
+    low = high = None
+    if step.compute_low_s is not None and step.compute_high_s is not None:
+        outside_s = schedule.step_time_s - schedule.compute_s   # exposed communication
+        low, high = outside_s + step.compute_low_s, outside_s + step.compute_high_s
     return Prediction(
         program_name=analysis.program.source, hardware=hw.name, fidelity=model.name,
         step_time_s=schedule.step_time_s, compute_s=schedule.compute_s,
@@ -152,7 +161,7 @@ def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
         collectives=step.collectives, critical_path=tuple(schedule.critical_path),
         mesh=entry.mesh, topology=topology.describe() if topology is not None else "",
         num_devices=entry.devices, overlap=overlap, model=step.model,
-        featurizer_version=FEATURIZER_VERSION)
+        featurizer_version=FEATURIZER_VERSION, step_time_low_s=low, step_time_high_s=high)
 
 
 def _assemble(entry: PreparedProgram, hw: Hardware, model: CostModel,
@@ -175,4 +184,4 @@ def _assemble(entry: PreparedProgram, hw: Hardware, model: CostModel,
     schedule = list_schedule(durations, entry.is_collective, entry.dependencies,
                              entry.order, overlap)
     return _Step(tuple(rows), tuple(collectives), schedule, priced.overhead_s, tuple(notes),
-                 priced.model)
+                 priced.model, priced.compute_low_s, priced.compute_high_s)
