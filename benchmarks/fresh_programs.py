@@ -416,6 +416,7 @@ def main() -> None:
           "| roofline | error |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     intervals: list[tuple[float, float, float]] = []
+    fell_back = 0
     for name, analysis in analyses.items():
         rounds = timings[name][:args.rounds]
         measured = float(np.exp(np.mean(np.log(rounds))))
@@ -428,6 +429,8 @@ def main() -> None:
         rows.append((families[name] is not None, measured, lt, rt, rounds))
         if pred.fidelity == "learned" and pred.step_time_low_s is not None:
             intervals.append((pred.step_time_low_s, pred.step_time_high_s, measured))
+        fell_back += any("priced by the roofline, not the learned model" in n
+                         for n in pred.notes)
         spread = " / ".join(f"{t / measured - 1:+.0%}" for t in rounds)
         print(f"| {name} | {families[name] or 'none (held out)'} | "
               f"{len(analysis.program.ops):,} | {len(analysis.kernels):,} | "
@@ -456,6 +459,7 @@ def main() -> None:
         print(f"\nmeasurement floor: round 1 as a prediction of round 2 has MAPE "
               f"{floor['mape']:.1%} (median APE {floor['median_ape']:.1%}, "
               f"{floor['within_10pct']:.0%} within ±10 %)")
+    print(f"\nlearned fell back to the roofline on {fell_back} of {len(rows)} programs")
     if intervals:
         inside = [low <= t <= high for low, high, t in intervals]
         width = float(np.median([high / low for low, high, _ in intervals]))
