@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UnsupportedProgramError
 from .costs import OpCost, program_costs
 from .fusion import Kernel, fuse
 from .gcpause import gc_paused
@@ -116,6 +118,13 @@ def analyze(program: Any) -> Analysis:
             remote.add(op.attributes.get("call_target_name", op.opcode))
     kernels = fuse(program, costs)
     fused = sum(k.bytes_accessed * k.count for k in kernels)
+    if not all(math.isfinite(v) for v in (flops, transcendentals, bytes_accessed, fused,
+                                          comm)):
+        deepest = max((loop.trip_count for loop in program.loops), default=1)
+        raise UnsupportedProgramError(
+            f"{program.source}: the step's totals overflow a float (ops run about "
+            f"{max(op.count for op in program.ops):.3g} times; the largest trip count is "
+            f"{deepest:g}): nested loops multiply to more executions than can be counted")
     notes = list(program.notes)
     if remote:
         notes.append(f"kernel(s) {', '.join(sorted(remote))} send data to other chips by their "

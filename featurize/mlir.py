@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from ..errors import ProgramParseError, UnsupportedProgramError
+from .limits import BYTECODE_MAGIC, check_source  # noqa: F401  (re-exported)
 
 _local = threading.local()
 
@@ -62,7 +63,6 @@ def context():
     return ctx
 
 
-BYTECODE_MAGIC = b"ML\xefR"
 
 
 def parse_module(source: str | bytes, source_name: str = "<string>") -> Any:
@@ -72,6 +72,7 @@ def parse_module(source: str | bytes, source_name: str = "<string>") -> Any:
     and UnsupportedProgramError for quantized programs (the bindings have no `quant`
     dialect, so they fail to parse; the first offending op is named).
     """
+    check_source(source, source_name)   # what would crash the bindings is refused first
     ir = bindings()[0]
     ctx = context()
     try:

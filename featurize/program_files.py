@@ -7,12 +7,17 @@ import sys
 from pathlib import Path
 
 from ..errors import InvalidArgumentError
+from .limits import budget
 
 
 def read_source_arg(arg: str) -> tuple[bytes, str]:
     """CLI helper: `-` reads stdin (text or bytecode), anything else is a path."""
     if arg == "-":
-        data = sys.stdin.buffer.read()
+        limit = budget("STABLECOST_MAX_PROGRAM_BYTES")
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise InvalidArgumentError(f"the program on stdin is over the {limit:,}-byte "
+                                       "budget (STABLECOST_MAX_PROGRAM_BYTES)")
         if not data.strip():
             raise InvalidArgumentError("the program on stdin is empty (pipe MLIR text or "
                                        ".mlirbc bytecode, or give a path)")
@@ -28,12 +33,17 @@ def read_program_file(path: Path, allowed: str) -> bytes:
         raise InvalidArgumentError(f"program path {shown!r} is a directory (give {allowed})")
     if not path.exists():
         raise InvalidArgumentError(f"program file not found: {shown!r} (give {allowed})")
+    limit = budget("STABLECOST_MAX_PROGRAM_BYTES")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:   # bounded: /dev/zero or a runaway pipe ends here
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise InvalidArgumentError(
             f"cannot read program file {shown!r}: {exc.strerror or exc} (give {allowed})"
         ) from None
+    if len(data) > limit:
+        raise InvalidArgumentError(f"program file {shown!r} is over the {limit:,}-byte budget "
+                                   "(STABLECOST_MAX_PROGRAM_BYTES)")
     if not data.strip():
         raise InvalidArgumentError(f"program file {shown!r} is empty (give {allowed})")
     return data

@@ -16,6 +16,7 @@ from typing import Any
 from ..dtypes import bits_per_element
 from ..errors import ProgramParseError, UnsupportedProgramError
 from .attributes import decode_attributes, kernel_config, scalar_constant
+from .limits import budget
 from .loops import COUNTER_ARITHMETIC, LoopCounters
 from .mlir import bindings
 from .program import Loop, Op, Program, TensorType, short_location
@@ -65,6 +66,8 @@ class _Walker:
         self.ir, self.stablehlo, _, sdy = bindings()
         self.module = module
         self.label = label
+        self.max_call_depth = budget("STABLECOST_MAX_CALL_DEPTH")
+        self.max_ops = budget("STABLECOST_MAX_OPS")
         self.functions: dict[str, Any] = {}
         # sdy.mesh symbol -> (axes, device ids or None): for mesh-axes replica groups
         self.meshes: dict[str, MeshDevices] = {}
@@ -182,6 +185,10 @@ class _Walker:
               site: Any) -> list[int]:
         if fname in self.call_stack:
             raise self._unsupported(site, "func.call", f"recursive call to @{fname}")
+        if len(self.call_stack) >= self.max_call_depth:
+            raise UnsupportedProgramError(
+                f"{self.label}: calls nested more than {self.max_call_depth} deep (budget "
+                "STABLECOST_MAX_CALL_DEPTH)")
         func = self.functions.get(fname)
         if func is None:
             raise ProgramParseError(f"{self.label}: call to undefined function @{fname}")
@@ -273,6 +280,11 @@ class _Walker:
         if self.counters.counter_values and name in COUNTER_ARITHMETIC and outputs:
             self.counters.follow_counter(name, inputs, outputs[0])
         opcode = name[10:] if name.startswith("stablehlo.") else name
+        if len(self.ops) >= self.max_ops:
+            raise UnsupportedProgramError(
+                f"{self.label}: more than {self.max_ops:,} ops once calls are inlined "
+                "(budget STABLECOST_MAX_OPS); a function called from many places is "
+                "copied at each call")
         self.ops.append(Op(index, opcode, tuple([value_types[v] for v in inputs]),
                            tuple(result_types), inputs, tuple(outputs), attributes,
                            count, block_id, (op.location, self.location_cache)))

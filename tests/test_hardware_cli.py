@@ -148,10 +148,10 @@ def test_cli_empty_and_unreadable_programs_are_user_errors(tmp_path, monkeypatch
     locked = tmp_path / "locked.mlir"
     locked.write_text("x")
 
-    def refuse(self):
+    def refuse(self, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(type(locked), "read_bytes", refuse)
+    monkeypatch.setattr(type(locked), "open", refuse)
     with pytest.raises(InvalidArgumentError, match="cannot read program file .*Permission denied"):
         read_program_file(locked, "a path")
 
