@@ -28,10 +28,15 @@ def read_source_arg(arg: str) -> tuple[bytes, str]:
 def read_program_file(path: Path, allowed: str) -> bytes:
     """A program file's bytes; a missing, unreadable or empty path is a user error
     (`allowed` says what could be given instead)."""
-    shown = str(path)
-    if path.is_dir():
+    shown = str(path) if len(str(path)) <= 200 else f"{str(path)[:200]}..."
+    try:
+        is_dir, exists = path.is_dir(), path.exists()
+    except OSError as exc:   # a name too long for the filesystem, a loop of links
+        raise InvalidArgumentError(f"cannot read program file {shown!r}: "
+                                   f"{exc.strerror or exc} (give {allowed})") from None
+    if is_dir:
         raise InvalidArgumentError(f"program path {shown!r} is a directory (give {allowed})")
-    if not path.exists():
+    if not exists:
         raise InvalidArgumentError(f"program file not found: {shown!r} (give {allowed})")
     limit = budget("STABLECOST_MAX_PROGRAM_BYTES")
     try:

@@ -18,6 +18,7 @@ from ..errors import HardwareSpecError, UnknownHardwareError
 from .spec import HOST_CPU, Hardware, parse_spec
 
 CHIPS_DIR = Path(__file__).parent / "chips"
+MAX_NAME_CHARS = 100   # longer names are mistakes (and too long for a file name)
 
 
 def load_spec_file(path: Path) -> Hardware:
@@ -73,6 +74,10 @@ def get_hardware(name: str | Hardware) -> Hardware:
     """A chip by name or alias (case-insensitive)."""
     if isinstance(name, Hardware):
         return name
+    if len(str(name)) > MAX_NAME_CHARS:
+        raise UnknownHardwareError(
+            f"unknown hardware {str(name)[:40]!r}... ({len(str(name))} characters; names are "
+            f"at most {MAX_NAME_CHARS}); valid names: {', '.join(catalog_names())}")
     catalog = _catalog()
     wanted = str(name).strip().lower()
     if wanted == HOST_CPU:

@@ -133,7 +133,7 @@ _loaded: dict[Path, LearnedModels | None] = {}
 
 
 def bundle_path(hardware: str, root: Path | None = None) -> Path:
-    return (root or BUNDLE_ROOT) / hardware_slug(hardware)
+    return (root or BUNDLE_ROOT) / hardware_slug(hardware)[:100]
 
 
 def available(root: Path | None = None) -> list[str]:

@@ -81,3 +81,23 @@ def test_hostile_programs_are_one_line_errors(program, env, message):
 def test_a_deep_but_legal_program_still_loads():
     done = _cli(_nested_whiles(100).encode())
     assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
+def _run(*argv: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stablecost.serve.cli", *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["hardware", "show", "x" * 300], "(300 characters; names are at most 100)"),
+    (["analyze", "a" * 6000], "File name too long"),
+    (["collect", "kernels", "--out", "/proc/D", "--max-samples", "1"],
+     "cannot create the dataset there"),
+    (["train", "xgboost", "--data", "/missing", "--tracking-uri", "sqlite:///t.db"],
+     "/missing: no such directory"),
+])
+def test_mistyped_names_and_paths_are_one_line_errors(argv, message, tmp_path):
+    done = _run(*argv, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr[-2000:]
+    assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "t.db").exists()     # no MLflow store made for a failed run

@@ -9,6 +9,7 @@ shard (a kill between the rename and the truncation) are dropped by sample id.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -63,7 +64,13 @@ class DatasetWriter:
 
     # -- lifecycle -------------------------------------------------------------------
     def _open(self) -> None:
-        (self.path / SHARD_DIR).mkdir(parents=True, exist_ok=True)
+        try:
+            (self.path / SHARD_DIR).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise   # the CLI's full-disk message
+            raise DatasetError(f"{self.path}: cannot create the dataset there "
+                               f"({exc.strerror or exc}); give a writable --out") from None
         meta_path = self.path / DATASET_FILE
         if meta_path.exists():
             info = DatasetInfo.read(self.path)

@@ -105,7 +105,10 @@ def _check_tracking(uri: str | None, experiment: str) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from ...train.data import pick_dataset
+
     checks.output_dir(args.save, "--save")
+    pick_dataset(args.data, args.hardware)   # a missing dataset fails before MLflow starts
     if args.model == "xgboost":
         from ...train.xgboost_train import train_xgboost
 
