@@ -24,6 +24,7 @@ from stablecost.errors import DatasetError, InvalidArgumentError
 from stablecost.hardware import timing
 from stablecost.serve.cli import main
 
+ROOT = Path(__file__).resolve().parent.parent
 FP = {"backend": "cpu", "cpu_model": "test", "cpu_cores": 2}
 OTHER_FP = {"backend": "gpu", "device_name": "elsewhere"}
 
@@ -428,12 +429,15 @@ def test_collect_rejects_bad_arguments(capsys, tmp_path):
     (["evaluate", "--out", "{file}"], "--out '{file}' is a file"),
 ])
 def test_training_commands_check_their_arguments_before_any_work(argv, match, tmp_path, capsys):
-    """--data does not even exist: the checks come first, not after minutes of training."""
+    """--data does not even exist: the checks come first, not after minutes of training
+    (the MLflow URI is checked after the data, so that a missing dataset never leaves a
+    store behind: that case gets the shipped dataset)."""
     a_file = tmp_path / "f.txt"
     a_file.write_text("x")
     argv = [a.replace("{file}", str(a_file)) for a in argv]
-    assert main([*argv[:2], "--data", str(tmp_path / "none"), *argv[2:]]
-                if argv[0] == "train" else [argv[0], "--data", str(tmp_path / "none"), *argv[1:]]
+    data = ROOT / "data" / "cpu" if "--tracking-uri" in argv else tmp_path / "none"
+    assert main([*argv[:2], "--data", str(data), *argv[2:]]
+                if argv[0] == "train" else [argv[0], "--data", str(data), *argv[1:]]
                 ) == 2
     err = capsys.readouterr().err
     assert match.replace("{file}", str(a_file)) in err and err.count("\n") == 1

@@ -108,13 +108,13 @@ def _train(args: argparse.Namespace) -> int:
     from ...train.data import pick_dataset
 
     checks.output_dir(args.save, "--save")
-    pick_dataset(args.data, args.hardware)   # a missing dataset fails before MLflow starts
     if args.model == "xgboost":
         from ...train.xgboost_train import train_xgboost
 
         checks.positive(n_estimators=args.n_estimators, max_depth=args.max_depth,
                         learning_rate=args.learning_rate, max_rows=args.max_rows,
                         select_rows=args.select_rows)
+        pick_dataset(args.data, args.hardware)   # before MLflow makes a store for nothing
         _check_tracking(args.tracking_uri, args.experiment)
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
@@ -129,6 +129,7 @@ def _train(args: argparse.Namespace) -> int:
 
         checks.positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
                         batch_size=args.batch_size, members=args.members)
+        pick_dataset(args.data, args.hardware)
         _check_tracking(args.tracking_uri, args.experiment)
         result = train_gnn(
             args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
