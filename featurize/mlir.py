@@ -79,10 +79,23 @@ def parse_module(source: str | bytes, source_name: str = "<string>") -> Any:
         with ctx:
             return ir.Module.parse(source)
     except ir.MLIRError as exc:
-        if "dialect 'mhlo' is unknown" in str(exc) and not getattr(_local, "mhlo", False):
+        if _mentions_mhlo(exc, source) and not getattr(_local, "mhlo", False):
             enable_mhlo()   # modules converted from XLA's HLO may hold mhlo ops
             return parse_module(source, source_name)
         raise _parse_error(exc, source, source_name) from None
+
+
+def _mentions_mhlo(exc: Any, source: str | bytes) -> bool:
+    """Whether a parse failed for want of the mhlo dialect: the bindings say so in
+    several ways ("dialect 'mhlo' is unknown", "Dialect 'mhlo' not found", "unregistered
+    dialect" at an mhlo op), so the text is asked too."""
+    message = str(exc).lower()
+    if "mhlo" in message:
+        return True
+    if "unregistered dialect" not in message:
+        return False
+    return (b"mhlo." in source) if isinstance(source, (bytes, bytearray)) else \
+        ("mhlo." in source)
 
 
 def enable_mhlo() -> None:

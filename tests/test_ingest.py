@@ -269,3 +269,20 @@ def test_pipeline_leaves_no_cyclic_garbage_and_restores_the_collector(examples_d
     finally:
         gc.enable()
     assert unreachable == 0
+
+
+def test_an_hlo_converted_module_parses_in_a_fresh_process(tmp_path):
+    """Modules converted back from XLA's HLO hold mhlo ops; the mhlo dialect is
+    registered on demand, whatever the parser's message for the unknown op is."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "converted.mlir"
+    path.write_text('module @m {\n  func.func @main(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {\n'
+                    '    %0 = "mhlo.copy"(%a) : (tensor<8x8xf32>) -> tensor<8x8xf32>\n'
+                    '    %1 = stablehlo.add %0, %0 : tensor<8x8xf32>\n'
+                    '    return %1 : tensor<8x8xf32>\n  }\n}\n')
+    done = subprocess.run([sys.executable, "-m", "stablecost.serve.cli", "analyze", str(path),
+                           "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert '"mhlo.copy"' in done.stdout
