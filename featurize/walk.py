@@ -121,6 +121,13 @@ class _Walker:
         public = [n for n, f in self.functions.items()
                   if "sym_visibility" not in f.attributes
                   or f.attributes["sym_visibility"].value == "public"]
+        if len(public) > 1:   # which one runs is the user's to say, never a guess
+            shown = ", ".join(f"@{n}" for n in public[:8]) + \
+                (f" and {len(public) - 8} more" if len(public) > 8 else "")
+            raise UnsupportedProgramError(
+                f"{self.label}: {len(public)} public functions ({shown}) and none is "
+                "@main: stablecost cannot tell which one is the step; make the others "
+                "private or name the step @main")
         return public[0] if public else next(iter(self.functions))
 
     def _module_int(self, attrs: Any, key: str) -> int:

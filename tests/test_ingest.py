@@ -286,3 +286,14 @@ def test_an_hlo_converted_module_parses_in_a_fresh_process(tmp_path):
                            "--json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert '"mhlo.copy"' in done.stdout
+
+
+def test_several_public_functions_without_main_are_refused():
+    text = ("func.func @a(%x: tensor<f32>) -> tensor<f32> {\n"
+            "  %y = stablehlo.add %x, %x : tensor<f32>\n  return %y : tensor<f32>\n}\n"
+            "func.func @b(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\n")
+    with pytest.raises(UnsupportedProgramError, match=r"2 public functions \(@a, @b\) and "
+                                                      "none is @main"):
+        stablecost.load_program(text)
+    private = text.replace("func.func @b", "func.func private @b")
+    assert [op.opcode for op in stablecost.load_program(private).ops] == ["add"]   # @a runs
