@@ -14,7 +14,9 @@ One Markdown row per family prices F's programs three ways, side by side:
 - learned: exactly as the bundle prices a program (`models.learned.predict_kernels`
   with the fold's GNN in place of the bundled one), so the GNN, or the kernel sum
   when F's programs are smaller than every training program or kernels with opcodes
-  the GNN never saw carry >= 10 % of the time (column "GNN": programs priced by it);
+  the GNN never saw carry >= 10 % of the time (column "GNN": programs priced by it),
+  or the roofline where the learned fidelity falls back to it (a kernel-sum program
+  whose time sits in loops, `models.cost_model.out_of_range`);
 - kernel sum: the per-call floor plus the summed learned kernel times;
 - roofline: summed kernel roofline times on the dataset's `hardware.toml` spec.
 Then the overall row (every held-out prediction pooled) and the totals. Under them,
@@ -131,6 +133,7 @@ def price_held_out(programs: Programs, family: str, models: Any, hw: Any
                    ) -> tuple[dict[str, np.ndarray], int]:
     """The three fidelities' seconds for the programs of `family`, and how many of them
     the GNN priced (the rest fell back to the kernel sum)."""
+    from stablecost.models.cost_model import out_of_range
     from stablecost.models.learned import predict_kernels
 
     held = np.flatnonzero(programs.family == family)
@@ -139,7 +142,10 @@ def price_held_out(programs: Programs, family: str, models: Any, hw: Any
         analysis = programs.analyses[i]
         result = predict_kernels(models, analysis, hw)
         counts = np.array([k.count for k in analysis.kernels])
-        learned.append(result.step_s)
+        # the learned fidelity's own fallback: loop-dominated kernel-sum programs
+        # are priced by the roofline (models/cost_model.py)
+        roofline_instead = bool(out_of_range(analysis, result))
+        learned.append(programs.roofline_s[i] if roofline_instead else result.step_s)
         kernel_sum.append(models.floor_s + float(np.dot(counts, result.time_s)))
         by_gnn += result.step_source == "step_gnn"
         if result.step_source != "step_gnn":
