@@ -74,6 +74,8 @@ def check_source(source: str | bytes, name: str) -> None:
 
 
 def _check_escapes(data: bytes, name: str) -> None:
+    if b"\\" not in data:   # no escapes at all: nothing to decode
+        return
     for match in _STRING.finditer(data):
         literal = match.group()
         if b"\\" not in literal:
@@ -91,6 +93,8 @@ def _check_escapes(data: bytes, name: str) -> None:
 
 def _check_nesting(data: bytes, name: str) -> None:
     limit = budget("STABLECOST_MAX_NESTING")
+    if data.count(b"{") <= limit:   # fewer braces than the budget cannot nest deeper
+        return
     outside = _STRING.sub(b'""', data)
     depth = deepest = 0
     for match in _BRACES.finditer(outside):
