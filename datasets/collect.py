@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO, TypedDict
 
 import numpy as np
 
-from ..atomicio import atomic_write_bytes
 from ..dtypes import jax_dtype
 from ..errors import InvalidArgumentError
 from ..hardware.fingerprint import Machine, local_machine
@@ -80,6 +79,7 @@ class CollectSummary:
     elapsed_s: float = 0.0
     interrupted: bool = False
     total_rows: int = 0
+    warnings: list[str] = field(default_factory=list)   # damaged data the writer named
 
     @property
     def samples(self) -> int:
@@ -192,7 +192,7 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     progress = progress or Progress(budget_s=budget_s, max_samples=max_samples)
 
     writer = DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
-    _keep_host_spec(writer.path, machine)
+    _keep_host_spec(writer, machine)
     summary = CollectSummary(dataset=writer.path, kind=kind)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -227,19 +227,21 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
         summary.elapsed_s = time.perf_counter() - start
         progress.close()
     summary.total_rows = len(writer.done_ids)
+    summary.warnings = list(writer.warnings)
     return summary
 
 
-def _keep_host_spec(dataset: Path, machine: Machine) -> None:
+def _keep_host_spec(writer: DatasetWriter, machine: Machine) -> None:
     """Rows of host-cpu are priced against this machine's calibration: keep a copy of
-    it with the data (`hardware.toml`) so models trained elsewhere use the same spec."""
-    if machine.hardware != "host-cpu" or (dataset / "hardware.toml").exists():
+    it with the data (`hardware.toml`, listed in the manifest) so models trained
+    elsewhere use the same spec."""
+    if machine.hardware != "host-cpu" or (writer.path / "hardware.toml").exists():
         return
     from ..hardware import host_cpu_path
 
     spec = host_cpu_path()
     if spec.is_file():
-        atomic_write_bytes(dataset / "hardware.toml", spec.read_bytes())
+        writer.keep_file("hardware.toml", spec.read_bytes())
 
 
 class Progress:

@@ -93,7 +93,7 @@ def test_close_keeps_every_row_the_journal_file_holds(tmp_path):
     w.add(_row(0))
     line = json.dumps(store.normalize_row({**_row(1), "fingerprint": store.fingerprint_id(FP)}),
                       default=store.json_default)
-    w._journal.write(line + "\n")
+    w._journal.write(line.encode() + b"\n")   # a line of before checksums: still read
     w._journal.flush()
     w.close()
     assert sorted(store.read_table(tmp_path).column("sample_id").to_pylist()) == ["s0", "s1"]
@@ -112,18 +112,33 @@ def test_rows_stored_twice_are_counted_once_and_stale_temp_shards_go(tmp_path, c
     assert not stale.exists()
 
 
-def test_a_bad_journal_row_is_reported_by_validate_and_named_by_the_writer(tmp_path):
+def test_a_bad_journal_row_is_reported_by_validate_and_set_aside_by_the_writer(tmp_path):
     w = store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
     w.add(_row(0))
+    w.add(_row(1))
     w._journal.close()
     w._journal = None     # as if killed: the journal stays
-    journal = w.path / store.JOURNAL
-    journal.write_text(journal.read_text().replace('"kind":"kernel"', '"kind":"kernels"'))
-    [report] = store.validate(tmp_path)
-    assert not report.ok and "kind 'kernels'" in report.problems[0]
     w._lock.close()
-    with pytest.raises(DatasetError, match=f"{journal}: row s0: kind 'kernels'.*fix or delete"):
-        store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP)
+    journal = w.path / store.JOURNAL
+    lines = journal.read_text().splitlines(keepends=True)
+    journal.write_text(lines[0].replace('"kind":"kernel"', '"kind":"kernels"') + lines[1])
+    [report] = store.validate(tmp_path)
+    assert not report.ok and report.problems == [
+        f"{journal} line 1: checksum does not match the line (its bytes changed after writing)"]
+    # a line of before checksums is checked against the schema alone
+    old = json.loads(lines[0])
+    del old["line_sha256"]
+    old["kind"] = "kernels"
+    journal.write_text(json.dumps(old) + "\n" + lines[1])
+    [report] = store.validate(tmp_path)
+    assert report.problems == [f"{journal} line 1: row s0: kind 'kernels', allowed: "
+                               "('kernel', 'program', 'collective')"]
+    with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP) as again:
+        assert again.has("s1") and not again.has("s0")     # s0 is measured again
+    assert any("line 1: row s0: kind 'kernels'" in m and "set aside" in m
+               for m in again.warnings)
+    assert (w.path / store.JOURNAL_SET_ASIDE).read_text() == json.dumps(old) + "\n"
+    assert store.read_table(tmp_path).column("sample_id").to_pylist() == ["s1"]
 
 
 def test_a_full_disk_is_a_one_line_error(tmp_path, capsys, monkeypatch):

@@ -45,6 +45,10 @@ def dataset_hardware(dataset: Path) -> Hardware:
 
     info = store.DatasetInfo.read(dataset)
     spec_path = dataset / HARDWARE_FILE
+    problem = store.check_file(dataset, HARDWARE_FILE)
+    if problem:
+        raise DatasetError(f"{spec_path}: {problem}; restore it, or move it away to price the "
+                           f"rows against the catalog's {info.hardware}")
     if spec_path.is_file():
         return parse_spec(tomllib.loads(spec_path.read_text()), str(spec_path))
     return get_hardware(info.hardware)
@@ -173,7 +177,7 @@ def load_frame(dataset: Path, kind: str, *, seed: int = 0, max_rows: int | None 
     `source` (an fnmatch pattern on the rows' `source`, e.g.
     ``*/trtllm/1.3.0rc20/*``) and `variants` keep only the matching rows, before
     `max_rows` subsamples them."""
-    frame = store.read_frame(dataset)
+    frame = store.read_frame(dataset, warn=stderr_warning)   # damaged data: refused
     frame = frame[(frame["kind"] == kind) & (~frame["outlier"])]
     if frame.empty:
         raise DatasetError(f"{dataset}: no {kind} rows to train on")
@@ -219,6 +223,13 @@ def mixed_sources(frame: pd.DataFrame) -> str | None:
             f"sources ({len(sources)}: {_some(sources, 2)}); different libraries or "
             "versions give one program different times, which caps accuracy: --source "
             "PATTERN (and --variant) train on one")
+
+
+def stderr_warning(message: str) -> None:
+    """What a dataset could not prove about itself (no manifest yet, journal lines
+    without a checksum), on stderr."""
+    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.flush()
 
 
 def stderr_progress(label: str) -> Callable[[int, int], None]:

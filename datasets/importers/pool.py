@@ -122,6 +122,7 @@ def run_tasks(tasks: list[Task], summary: ImportSummary, *, progress: ProgressFn
     def merge(result: tuple[DatasetSummary, int, int]) -> None:
         ds, files, rows = result
         summary.datasets[str(ds.path)] = ds
+        summary.notes += ds.warnings     # damaged data found on resuming that dataset
         summary.files_read += files
         summary.rows_read += rows
 

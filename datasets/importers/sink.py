@@ -66,6 +66,7 @@ class Sink:
             self.flush()
         finally:
             self.writer.close()
+            self.summary.warnings = list(self.writer.warnings)
 
 
 def resolve_hardware(device_name: str) -> tuple[str, bool, Any]:

@@ -25,6 +25,7 @@ class DatasetSummary:
     skipped: Counter = field(default_factory=Counter)            # reason -> source rows
     outlier_reasons: Counter = field(default_factory=Counter)    # kind of excess -> rows
     families: Counter = field(default_factory=Counter)           # family -> rows written
+    warnings: list[str] = field(default_factory=list)   # damaged data its writer named
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""Where a dataset keeps what: its directory name, `dataset.json`, the shard
-and journal files, and finding datasets under a root.
+"""Where a dataset keeps what: its directory name, `dataset.json`, the shard,
+journal and manifest files, finding datasets under a root, and `Damage`, how every
+check names a damaged, foreign or malformed item.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from ...errors import DatasetError
 from ...hardware.fingerprint import fingerprint_id
@@ -18,6 +19,23 @@ from .schema import SCHEMA_VERSION
 DATASET_FILE = "dataset.json"
 SHARD_DIR = "shards"
 JOURNAL = "journal.jsonl"
+JOURNAL_SET_ASIDE = "journal.damaged"   # journal lines the writer could not verify, verbatim
+MANIFEST = "manifest.json"
+LOCK = ".lock"                          # held by the one writer (flock)
+CHECKED_FILES = (DATASET_FILE, "hardware.toml")   # besides shards, what the manifest covers
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One damaged, foreign or malformed item of a dataset: a file, or a line of one."""
+
+    path: Path
+    what: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path} line {self.line}" if self.line is not None else str(self.path)
+        return f"{where}: {self.what}"
 
 
 def slug(text: str) -> str:
@@ -76,20 +94,7 @@ def find_datasets(path: str | os.PathLike) -> list[Path]:
     return found
 
 
-def read_journal(path: Path) -> Iterator[dict[str, Any]]:
-    """Complete journal lines; a torn last line (killed mid-write) is skipped."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    for line in text.splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and "sample_id" in row:
-            yield row
-
-
 def shard_paths(dataset: Path) -> list[Path]:
+    """Every file named like a shard, listed in the manifest or not (`scan_dataset`
+    says which of them may be read)."""
     return sorted((dataset / SHARD_DIR).glob("part-*.parquet"))

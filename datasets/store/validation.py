@@ -1,10 +1,18 @@
-"""`dataset validate`: checks every shard of a dataset (readable, our schema,
-its fingerprint, unique ids, sane timings, optionally loadable programs).
+"""`dataset validate`: checks every file of a dataset. Its integrity (`integrity`:
+shards against `manifest.json` and their embedded fingerprint, hardware and schema,
+`dataset.json` and `hardware.toml` against their recorded checksums, every journal line
+by number), then every row of the shards it may read (our schema, the dataset's
+fingerprint, unique ids, sane timings, the manifest's row count; with `parse`, every
+program loads).
+
+Every damaged, foreign or malformed item is a problem; what could not be checked (no
+manifest yet, journal lines without a checksum) is a note. `write_manifest` first makes
+the manifest describe the good files on disk (`integrity.update_manifest`): the way to
+cover a dataset written before manifests, or to forget a shard that was moved away.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -13,8 +21,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from ...errors import DatasetError
-from .layout import JOURNAL, SHARD_DIR, DatasetInfo, find_datasets, read_journal, shard_paths
-from .schema import KINDS, SCHEMA, SCHEMA_VERSION, SHARD_META_KEY, normalize_row
+from .integrity import ManifestUpdate, scan_dataset, update_manifest
+from .layout import DatasetInfo, find_datasets
+from .schema import KINDS
 
 
 @dataclass
@@ -23,60 +32,59 @@ class ValidationReport:
     rows: int = 0
     shards: int = 0
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    checksums: bool = False           # the shards were checked against a manifest
+    unchecked_lines: int = 0          # journal lines without a checksum
+    manifest_update: ManifestUpdate | None = None
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
 
-def validate(path: str | os.PathLike, *, parse: bool = False) -> list[ValidationReport]:
-    """Check every shard of every dataset at `path`: readable, our schema, this dataset's
-    fingerprint, unique sample ids, sane timings; with `parse`, every program loads."""
+def validate(path: str | os.PathLike, *, parse: bool = False,
+             write_manifest: bool = False) -> list[ValidationReport]:
+    """Check every file of every dataset at `path` (see the module docstring); with
+    `write_manifest`, record the good files in each manifest first."""
     reports = []
     for dataset in find_datasets(path):
         report = ValidationReport(dataset)
         reports.append(report)
         try:
             info = DatasetInfo.read(dataset)
+            if write_manifest:
+                report.manifest_update = update_manifest(dataset, info)
         except DatasetError as exc:
             report.problems.append(str(exc))
             continue
+        scan = scan_dataset(dataset, info)
+        report.problems += [str(item) for item in scan.damage]
+        report.notes += scan.notes
+        report.checksums = scan.manifest is not None
+        report.unchecked_lines = scan.journal.unchecked
         seen: set[str] = set()
-        for stray in (dataset / SHARD_DIR).iterdir():
-            if stray.is_file() and stray.suffix == ".parquet" and stray not in shard_paths(dataset):
-                report.problems.append(f"{stray}: not a shard name stablecost writes")
-        for shard in shard_paths(dataset):
+        for shard in scan.shards:
             report.shards += 1
-            report.problems.extend(_check_shard(shard, info, seen, parse))
+            expected = scan.manifest.shards[shard.name].rows if scan.manifest else None
+            report.problems.extend(_check_shard(shard, info, seen, parse, expected))
         report.rows = len(seen)
-        for row in read_journal(dataset / JOURNAL):
-            if row["sample_id"] not in seen:
-                try:
-                    normalize_row(row)
-                except DatasetError as exc:
-                    report.problems.append(f"{dataset / JOURNAL}: {exc}")
+        for line in scan.journal.lines:
+            if line.row["sample_id"] not in seen:
                 report.rows += 1
-                seen.add(row["sample_id"])
+                seen.add(line.row["sample_id"])
     return reports
 
 
-def _check_shard(shard: Path, info: DatasetInfo, seen: set[str], parse: bool) -> list[str]:
+def _check_shard(shard: Path, info: DatasetInfo, seen: set[str], parse: bool,
+                 expected_rows: int | None) -> list[str]:
     try:
-        file = pq.ParquetFile(shard)
-        table = file.read()
+        table = pq.read_table(shard)
     except Exception as exc:  # noqa: BLE001
-        return [f"{shard}: unreadable (truncated or not Parquet: {exc})"]
+        return [f"{shard}: unreadable (truncated or not Parquet: {str(exc)[:160]})"]
     problems = []
-    raw = (table.schema.metadata or {}).get(SHARD_META_KEY)
-    meta = json.loads(raw) if raw else {}
-    if not table.schema.remove_metadata().equals(SCHEMA):
-        return [f"{shard}: foreign shard (its columns are not stablecost schema "
-                f"v{SCHEMA_VERSION})"]
-    if meta.get("fingerprint_id") != info.fingerprint_id:
-        return [f"{shard}: foreign shard (fingerprint {meta.get('fingerprint_id')!r}, "
-                f"dataset is {info.fingerprint_id})"]
-    rows = table.to_pylist()
-    for row in rows:
+    if expected_rows is not None and table.num_rows != expected_rows:
+        problems.append(f"{shard}: {table.num_rows} rows, manifest.json says {expected_rows}")
+    for row in table.to_pylist():
         sid = row["sample_id"]
         where = f"{shard.name} sample {sid}"
         if sid in seen:

@@ -3,7 +3,13 @@
     stablecost collect kernels|programs [--out DIR] [--budget-minutes N] [--max-samples N]
                                         [--families A,B] [--seed S] [--flush-caches]
     stablecost dataset info|validate|split|noise PATH
+    stablecost dataset validate PATH [--parse] [--write-manifest]
     stablecost import aiconfigurator|neusight PATH [--out DIR]
+
+Damaged, foreign or malformed data (see `datasets/store/integrity.py`): `validate` lists
+every item and exits 1; `info` leaves such items out and names each in a warning on
+stderr; `split` refuses with a one-line error (exit 2); `collect` sets damaged journal
+lines aside and names them, and refuses a damaged shard.
 """
 
 from __future__ import annotations
@@ -42,10 +48,16 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     info = dsub.add_parser("info", help="rows per kind, family, dtype and source")
     info.add_argument("path")
     info.add_argument("--json", action="store_true")
-    validate = dsub.add_parser("validate", help="check every shard; exit 1 on a problem")
+    validate = dsub.add_parser("validate", help="check every file, shard, row and journal "
+                               "line; exit 1 on a problem")
     validate.add_argument("path")
     validate.add_argument("--parse", action="store_true",
                           help="also load every sample's StableHLO (slow)")
+    validate.add_argument("--write-manifest", action="store_true",
+                          help="first record in manifest.json the checksum of every shard "
+                               "that passes the checks and is not listed yet (datasets "
+                               "written before manifests), and forget listed shards that "
+                               "are gone; then validate")
     split = dsub.add_parser("split", help="deterministic grouped train/val/test split")
     split.add_argument("path")
     split.add_argument("--seed", type=int, default=0)
@@ -95,6 +107,8 @@ def _collect(args: argparse.Namespace) -> int:
         budget = 10.0
     summary = collect(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
                       families=families, seed=args.seed, flush_caches=args.flush_caches)
+    for warning in summary.warnings:
+        _warn(warning)
     from rich.table import Table
 
     console = make_console()
@@ -123,8 +137,12 @@ def _info(args: argparse.Namespace) -> int:
     out = []
     for path in store.find_datasets(args.path):
         meta = store.DatasetInfo.read(path)
+        said: list[str] = []
         frame = store.read_frame(path, columns=["kind", "family", "dtype", "source", "outlier",
-                                                "group_id", "timestamp"])
+                                                "group_id", "timestamp"],
+                                 damaged="skip", warn=said.append)
+        for message in said:
+            _warn(message)
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
         entry: dict[str, Any] = {
             "dataset": str(path), "hardware": meta.hardware, "fingerprint": meta.fingerprint,
@@ -137,6 +155,8 @@ def _info(args: argparse.Namespace) -> int:
             "by_source": {k: int(n) for k, n in frame["source"].value_counts().items()},
             "first": str(frame["timestamp"].min()) if len(frame) else None,
             "last": str(frame["timestamp"].max()) if len(frame) else None,
+            "skipped": [m.removeprefix("skipped ") for m in said if m.startswith("skipped ")],
+            "unchecked": [m for m in said if not m.startswith("skipped ")],
         }
         out.append(entry)
     if args.json:
@@ -169,18 +189,32 @@ def _info(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from ...datasets import store
 
-    reports = store.validate(args.path, parse=args.parse)
+    reports = store.validate(args.path, parse=args.parse, write_manifest=args.write_manifest)
     bad = 0
     for report in reports:
+        update = report.manifest_update
+        if update is not None and (update.added or update.forgotten):
+            shards = sum(name.endswith(".parquet") for name in update.added)
+            files = [name for name in update.added if not name.endswith(".parquet")]
+            print(f"    manifest.json: recorded {shards} shards"
+                  + (f" and {', '.join(files)}" if files else "")
+                  + (f"; forgot {len(update.forgotten)} gone ({', '.join(update.forgotten)})"
+                     if update.forgotten else ""))
+        checked = "checksums verified" if report.checksums else "no manifest: checksums unchecked"
+        if report.unchecked_lines:
+            checked += f"; {report.unchecked_lines} journal lines without a checksum"
         if report.ok:
-            print(f"ok  {report.dataset}: {report.rows} rows in {report.shards} shards")
-            continue
-        bad += 1
-        print(f"BAD {report.dataset}: {len(report.problems)} problems")
-        for problem in report.problems[:50]:
-            print(f"    {problem}")
-        if len(report.problems) > 50:
-            print(f"    ... and {len(report.problems) - 50} more")
+            print(f"ok  {report.dataset}: {report.rows} rows in {report.shards} shards "
+                  f"({checked})")
+        else:
+            bad += 1
+            print(f"BAD {report.dataset}: {len(report.problems)} problems ({checked})")
+            for problem in report.problems[:50]:
+                print(f"    {problem}")
+            if len(report.problems) > 50:
+                print(f"    ... and {len(report.problems) - 50} more")
+        for note in report.notes:
+            print(f"    note: {note}")
     return EXIT_INVALID_DATA if bad else 0
 
 
@@ -197,7 +231,7 @@ def _split(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--fractions {args.fractions!r}: need three numbers like "
                                    "0.7,0.15,0.15")
     checks.output_file(args.out, "--out")
-    frame = store.read_frame(args.path, columns=["sample_id", "group_id", "kind"])
+    frame = store.read_frame(args.path, columns=["sample_id", "group_id", "kind"], warn=_warn)
     frame["split"] = assign_splits(frame["group_id"].tolist(), args.seed, fractions)
     for split in SPLITS:
         part = frame[frame["split"] == split]
@@ -212,6 +246,10 @@ def _split(args: argparse.Namespace) -> int:
                            frame[["sample_id", "split"]].to_csv(index=False).encode())
         print(f"wrote {args.out}")
     return 0
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
 
 
 def _noise(args: argparse.Namespace) -> int:

@@ -87,7 +87,7 @@ def _read_collective_rows(root: Path) -> list[dict[str, Any]]:
             table = store.read_table(dataset, columns=_COLUMNS)
             rows += [r for r in table.to_pylist() if r["kind"] == "collective"]
             continue
-        for shard in store.shard_paths(dataset):
+        for shard in store.checked_shards(dataset):   # damaged or foreign shards: refused
             try:
                 table = pq.read_table(shard, columns=_COLUMNS, schema=store.SCHEMA,
                                       filters=[("kind", "=", "collective")])
