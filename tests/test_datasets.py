@@ -503,6 +503,7 @@ SHIPPED = Path(__file__).resolve().parent.parent / "data" / "cpu"
 def test_shipped_cpu_dataset_validates_and_covers_every_family():
     [report] = store.validate(SHIPPED)
     assert report.ok, report.problems[:5]
+    assert report.checksums and not report.notes     # every shard listed in manifest.json
     frame = store.read_frame(SHIPPED, columns=["kind", "family", "source"])
     assert set(frame[frame["kind"] == "kernel"]["family"]) == set(kernels.FAMILIES)
     assert set(frame[frame["kind"] == "program"]["family"]) == set(zoo.PROGRAM_FAMILIES)
