@@ -260,7 +260,9 @@ def update_manifest(dataset: Path, info: DatasetInfo | None = None, *,
         problem = embedded_problem(shard, info)
         if problem is None:
             try:
-                rows = pq.read_table(shard).num_rows    # every page decodes
+                table = pq.read_table(shard)     # every page decodes
+                table.validate(full=True)        # and its text is UTF-8
+                rows = table.num_rows
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
                 problem = f"unreadable (a damaged page: {str(exc)[:120]})"
         if problem is not None:

@@ -45,7 +45,9 @@ def read_table(path: str | os.PathLike, columns: list[str] | None = None, *,
             say(note)
         for shard in scan.shards:
             try:
-                tables.append(pq.read_table(shard, columns=columns, schema=SCHEMA))
+                table = pq.read_table(shard, columns=columns, schema=SCHEMA)
+                table.validate(full=True)   # text is UTF-8 (a shard without a manifest)
+                tables.append(table)
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
                 item = Damage(shard, f"unreadable shard ({str(exc)[:160]})")
                 if damaged == "refuse":

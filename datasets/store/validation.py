@@ -79,12 +79,14 @@ def _check_shard(shard: Path, info: DatasetInfo, seen: set[str], parse: bool,
                  expected_rows: int | None) -> list[str]:
     try:
         table = pq.read_table(shard)
-    except Exception as exc:  # noqa: BLE001
-        return [f"{shard}: unreadable (truncated or not Parquet: {str(exc)[:160]})"]
+        table.validate(full=True)    # text columns are UTF-8, offsets in range
+        rows = table.to_pylist()
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
+        return [f"{shard}: unreadable (damaged or not Parquet: {str(exc)[:160]})"]
     problems = []
     if expected_rows is not None and table.num_rows != expected_rows:
         problems.append(f"{shard}: {table.num_rows} rows, manifest.json says {expected_rows}")
-    for row in table.to_pylist():
+    for row in rows:
         sid = row["sample_id"]
         where = f"{shard.name} sample {sid}"
         if sid in seen:

@@ -306,8 +306,8 @@ class DatasetWriter:
                         f"again) and run `stablecost dataset validate --write-manifest "
                         f"{self.path}`")
             try:
-                table = pq.read_table(shard, columns=["sample_id"])
+                ids = pq.read_table(shard, columns=["sample_id"]).column("sample_id").to_pylist()
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
-                raise DatasetError(f"{shard}: unreadable shard ({exc}); run `stablecost "
-                                   f"dataset validate {self.path}`") from None
-            yield from table.column("sample_id").to_pylist()
+                raise DatasetError(f"{shard}: unreadable shard ({str(exc)[:160]}); run "
+                                   f"`stablecost dataset validate {self.path}`") from None
+            yield from ids
