@@ -49,6 +49,7 @@ from .layout import (
     SHARD_DIR,
     Damage,
     DatasetInfo,
+    one_line,
     shard_paths,
 )
 from .manifest import Manifest, ShardEntry, file_sha256
@@ -164,7 +165,7 @@ def embedded_problem(shard: Path, info: DatasetInfo) -> str | None:
     try:
         schema = pq.read_schema(shard)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
-        return f"unreadable (truncated or not Parquet: {str(exc)[:120]})"
+        return f"unreadable (truncated or not Parquet: {one_line(str(exc))[:120]})"
     if not schema.remove_metadata().equals(SCHEMA):
         return f"foreign shard (its columns are not stablecost schema v{SCHEMA_VERSION})"
     raw = (schema.metadata or {}).get(SHARD_META_KEY)
@@ -264,7 +265,7 @@ def update_manifest(dataset: Path, info: DatasetInfo | None = None, *,
                 table.validate(full=True)        # and its text is UTF-8
                 rows = table.num_rows
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
-                problem = f"unreadable (a damaged page: {str(exc)[:120]})"
+                problem = f"unreadable (a damaged page: {one_line(str(exc))[:120]})"
         if problem is not None:
             refused.append(f"{shard}: {problem}; not recorded in {MANIFEST}")
             continue

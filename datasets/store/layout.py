@@ -35,7 +35,13 @@ class Damage:
 
     def __str__(self) -> str:
         where = f"{self.path} line {self.line}" if self.line is not None else str(self.path)
-        return f"{where}: {self.what}"
+        return f"{where}: {one_line(self.what)}"
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks and runs of spaces made single spaces (a library's
+    exception text inside a one-line message)."""
+    return " ".join(text.split())
 
 
 def slug(text: str) -> str:

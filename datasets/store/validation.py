@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from ...errors import DatasetError
 from .integrity import ManifestUpdate, scan_dataset, update_manifest
-from .layout import DatasetInfo, find_datasets
+from .layout import DatasetInfo, find_datasets, one_line
 from .schema import KINDS
 
 
@@ -82,7 +82,7 @@ def _check_shard(shard: Path, info: DatasetInfo, seen: set[str], parse: bool,
         table.validate(full=True)    # text columns are UTF-8, offsets in range
         rows = table.to_pylist()
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
-        return [f"{shard}: unreadable (damaged or not Parquet: {str(exc)[:160]})"]
+        return [f"{shard}: unreadable (damaged or not Parquet: {one_line(str(exc))[:160]})"]
     problems = []
     if expected_rows is not None and table.num_rows != expected_rows:
         problems.append(f"{shard}: {table.num_rows} rows, manifest.json says {expected_rows}")

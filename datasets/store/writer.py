@@ -46,6 +46,7 @@ from .layout import (
     SHARD_DIR,
     DatasetInfo,
     dataset_dir,
+    one_line,
     shard_paths,
 )
 from .manifest import Manifest, ShardEntry, file_sha256
@@ -308,6 +309,6 @@ class DatasetWriter:
             try:
                 ids = pq.read_table(shard, columns=["sample_id"]).column("sample_id").to_pylist()
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types
-                raise DatasetError(f"{shard}: unreadable shard ({str(exc)[:160]}); run "
+                raise DatasetError(f"{shard}: unreadable shard ({one_line(str(exc))[:160]}); run "
                                    f"`stablecost dataset validate {self.path}`") from None
             yield from ids
