@@ -11,13 +11,16 @@ Besides the point model (squared error on the log target) a quantile model gives
 10th and 90th percentiles, i.e. an 80 % prediction interval for every kernel.
 
 Saved as XGBoost's native UBJSON files plus `meta.json` (featurizer and feature-schema
-versions, feature names, target, training-data digest, the per-call floor); `load`
-refuses a bundle whose metadata does not match this stablecost.
+versions, feature names, target, training-data digest, the per-call floor) and the
+directory's `manifest.json`; `load` refuses a damaged bundle (`manifest.py`) and one
+whose metadata does not match this stablecost or holds unusable values
+(`bundle_checks.py`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -26,9 +29,11 @@ import numpy as np
 
 from ..errors import ModelError, NotFittedError
 from ..featurize.program import FEATURIZER_VERSION
+from .bundle_checks import KERNEL_PARAMS, Rule, check_params, check_value, read_bundle
 from .features import FEATURE_SCHEMA_VERSION, FEATURES
+from .manifest import write_manifest
 
-TARGETS = ("log_time", "log_ratio")
+TARGETS = KERNEL_PARAMS["target"].choices   # ("log_time", "log_ratio")
 _TINY_S = 1e-9
 
 
@@ -216,7 +221,8 @@ class KernelCostModel:
 
     # -- persistence -----------------------------------------------------------------
     def save(self, directory: str | Path, **metadata: Any) -> Path:
-        """Write `kernel_xgb.ubj`, `kernel_xgb_quantiles.ubj` and `meta.json`."""
+        """Write `kernel_xgb.ubj`, `kernel_xgb_quantiles.ubj`, `meta.json` and, last, the
+        manifest of the directory (`manifest.py`)."""
         from ..atomicio import atomic_write_bytes
 
         self._check_fitted()
@@ -233,46 +239,77 @@ class KernelCostModel:
                 "params": self.get_params() | {"quantiles": list(self.quantiles)},
                 "best_iteration": self.best_iteration_, **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
+        write_manifest(directory)
         return directory
 
     @classmethod
     def load(cls, directory: str | Path) -> tuple["KernelCostModel", dict[str, Any]]:
-        """A fitted model and its metadata; a mismatched bundle is a `ModelError`."""
-        import xgboost as xgb
-
+        """A fitted model and its metadata. The manifest is checked before any file
+        reaches xgboost, then every value (`bundle_checks`) and the boosters' answers on
+        a probe; a damaged or mismatched bundle is a one-line `ModelError`."""
         directory = Path(directory)
-        meta = read_meta(directory, "kernel_xgb")
-        params = dict(meta["params"])
+        meta, files = read_bundle(directory, "kernel_xgb", MODEL_FILES, OPTIONAL_FILES)
+        path = directory / "meta.json"
+        params = meta.get("params")
+        check_params(path, params, KERNEL_PARAMS)
+        assert isinstance(params, dict)
+        params = dict(params)
         params["quantiles"] = tuple(params.get("quantiles", (0.1, 0.9)))
+        check_value(path, "best_iteration", meta.get("best_iteration"),
+                    Rule(int, 1, params.get("n_estimators", 100_000)))
         model = cls(**params)
-        model.booster_ = xgb.Booster()
-        model.booster_.load_model(bytearray((directory / "kernel_xgb.ubj").read_bytes()))
-        model.quantile_booster_ = xgb.Booster()
-        model.quantile_booster_.load_model(
-            bytearray((directory / "kernel_xgb_quantiles.ubj").read_bytes()))
-        model.booster_.set_param({"nthread": 1})
-        model.quantile_booster_.set_param({"nthread": 1})
+        model.booster_ = _booster(directory / "kernel_xgb.ubj", files["kernel_xgb.ubj"])
+        quantile_booster = _booster(directory / "kernel_xgb_quantiles.ubj",
+                                    files["kernel_xgb_quantiles.ubj"])
+        model.quantile_booster_ = quantile_booster
         model.best_iteration_ = int(meta["best_iteration"])
+        rounds = model.booster_.num_boosted_rounds()
+        if model.best_iteration_ > rounds:
+            raise ModelError(f"{path}: best_iteration = {model.best_iteration_}, but "
+                             f"kernel_xgb.ubj holds {rounds} rounds")
+        _probe(model, quantile_booster, directory)
         return model, meta
 
 
-def read_meta(directory: Path, model: str) -> dict[str, Any]:
-    """A bundle's metadata, checked against this stablecost's featurizer and schema."""
-    path = directory / "meta.json"
+# the files `save` writes and `load` reads; the optional ones are written beside them
+# (the bundle's training spec, train/intervals.py's step interval table)
+MODEL_FILES = ("kernel_xgb.ubj", "kernel_xgb_quantiles.ubj")
+OPTIONAL_FILES = ("hardware.toml", "step_interval.json")
+
+
+def _booster(path: Path, data: bytes) -> Any:
+    """An XGBoost booster from verified bytes; an unreadable model is a `ModelError`."""
+    import xgboost as xgb
+
+    # XGBoost aborts the process on an empty buffer; a UBJSON or JSON model starts
+    # with an object
+    if not data.startswith(b"{"):
+        raise ModelError(f"{path}: not an XGBoost model ({len(data)} bytes, no UBJSON "
+                         "object)")
+    booster = xgb.Booster()
     try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ModelError(f"{directory}: no model bundle here (no meta.json)") from None
-    except ValueError as exc:
-        raise ModelError(f"{path}: unreadable metadata ({exc})") from None
-    if meta.get("model") != model:
-        raise ModelError(f"{path}: holds a {meta.get('model')!r} model, expected {model!r}")
-    if meta.get("featurizer_version") != FEATURIZER_VERSION:
-        raise ModelError(f"{path}: trained with featurizer version "
-                         f"{meta.get('featurizer_version')!r}, this stablecost has "
-                         f"{FEATURIZER_VERSION!r}; retrain it")
-    if meta.get("feature_schema_version") != FEATURE_SCHEMA_VERSION or \
-            meta.get("features") != list(FEATURES):
-        raise ModelError(f"{path}: feature schema {meta.get('feature_schema_version')!r} does "
-                         f"not match this stablecost's {FEATURE_SCHEMA_VERSION!r}; retrain it")
-    return meta
+        booster.load_model(bytearray(data))
+    except Exception as exc:  # noqa: BLE001 - XGBoostError, and whatever a bad file raises
+        # xgboost's first line, less its "[08:10:38] /workspace/src/...cc:409: " prefix
+        why = re.sub(r"^\[[\d:]+\] \S+: ", "", (str(exc).splitlines() or [""])[0])
+        raise ModelError(f"{path}: unreadable XGBoost model ({why[:200]})") from None
+    if booster.num_features() != len(FEATURES) or \
+            booster.feature_names not in (None, list(FEATURES)):
+        raise ModelError(f"{path}: a model of {booster.num_features()} features; this "
+                         f"stablecost has {len(FEATURES)}")
+    booster.set_param({"nthread": 1})
+    return booster
+
+
+def _probe(model: KernelCostModel, quantile_booster: Any, directory: Path) -> None:
+    """Both boosters answer finite numbers (and two quantiles) on two probe kernels: NaN
+    or infinite leaves would otherwise surface as NaN step times."""
+    probe = np.stack([np.zeros(len(FEATURES)), np.ones(len(FEATURES))]).astype(np.float32)
+    point = model.booster_.inplace_predict(probe, iteration_range=(0, model.best_iteration_))
+    bounds = quantile_booster.inplace_predict(probe)
+    for name, raw, width in (("kernel_xgb.ubj", point, 1),
+                             ("kernel_xgb_quantiles.ubj", bounds, 2)):
+        raw = np.asarray(raw, dtype=np.float64)
+        if raw.size != len(probe) * width or not np.all(np.isfinite(raw)):
+            raise ModelError(f"{directory / name}: answers {raw.ravel()[:4].tolist()} on a "
+                             f"probe; expected {width} finite number(s) per kernel")

@@ -150,14 +150,16 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         if path in _loaded:
             return _loaded[path]
         models = None
-        if (path / "kernel_xgb" / "meta.json").is_file():
+        # a model directory that is there is loaded, whatever it lacks: a damaged bundle
+        # is refused (models/manifest.py), never taken for none or for one without a GNN
+        if (path / "kernel_xgb").is_dir():
             kernel, meta = KernelCostModel.load(path / "kernel_xgb")
             models = LearnedModels(hardware, path, kernel, meta,
                                    spec=bundled_hardware(hardware, root),
                                    step_interval=_read_step_interval(
                                        path / "kernel_xgb" / STEP_INTERVAL_FILE,
                                        str(meta.get("data_digest", ""))))
-            if (path / "step_gnn" / "meta.json").is_file():
+            if (path / "step_gnn").is_dir():
                 from ..errors import ModelError
                 from .gnn.estimator import StepGNN
 
@@ -276,9 +278,21 @@ def bundled_hardware(hardware: str, root: Path | None = None) -> Hardware | None
     once: callers share the same (frozen) object."""
     import tomllib
 
+    from ..errors import HardwareSpecError, ModelError
     from ..hardware import parse_spec
+    from .manifest import verified_files
 
     spec = bundle_path(hardware, root) / "kernel_xgb" / "hardware.toml"
-    if not spec.is_file():
+    if not spec.parent.is_dir():
         return None
-    return parse_spec(tomllib.loads(spec.read_text()), str(spec))
+    # the bundle's manifest first: a listed spec that is gone or damaged is refused
+    data = verified_files(spec.parent, [], [spec.name]).get(spec.name)
+    if data is None:
+        return None
+    try:
+        return parse_spec(tomllib.loads(data.decode()), str(spec))
+    except (ValueError, TypeError, KeyError, AttributeError, HardwareSpecError) as exc:
+        # TOMLDecodeError and UnicodeDecodeError are ValueErrors
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelError(message if message.startswith(str(spec)) else
+                         f"{spec}: unusable chip spec ({message})") from None

@@ -20,6 +20,7 @@ from stablecost.hardware import get_hardware
 from stablecost.models import gnn
 from stablecost.models.features import N_FEATURES
 from stablecost.models.gnn import estimator
+from stablecost.models.manifest import write_manifest
 
 
 class RooflineTimesTwo:
@@ -214,11 +215,15 @@ def test_save_load_round_trip_and_mismatches(tmp_path, small_set):
             ("node_features", ["x"], "step GNN schema"),
             ("model", "kernel_xgb", "holds a 'kernel_xgb' model, expected 'step_gnn'")]:
         meta_path.write_text(json.dumps(json.loads(original) | {key: value}))
+        write_manifest(tmp_path / "b")   # as saved by another stablecost
         with pytest.raises(ModelError, match=message):
             gnn.StepGNN.load(tmp_path / "b")
     bad = json.loads(original)
     bad["params"]["hidden"] = 8
     meta_path.write_text(json.dumps(bad))
+    with pytest.raises(ModelError, match=r"meta\.json: .*manifest\.json records"):
+        gnn.StepGNN.load(tmp_path / "b")
+    write_manifest(tmp_path / "b")
     with pytest.raises(ModelError, match="weights do not fit"):
         gnn.StepGNN.load(tmp_path / "b")
     with pytest.raises(ModelError, match="no model bundle here"):

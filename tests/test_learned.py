@@ -20,6 +20,7 @@ from stablecost.hardware import get_hardware
 from stablecost.models import learned
 from stablecost.models.features import FEATURES, N_FEATURES, program_features
 from stablecost.models.kernel_model import KernelCostModel
+from stablecost.models.manifest import write_manifest
 from stablecost.models.roofline import kernel_times
 
 FP = {"backend": "cpu", "cpu_model": "synthetic", "cpu_cores": 2}
@@ -189,11 +190,15 @@ def test_mismatched_bundle_is_refused(tmp_path):
     meta = json.loads((tmp_path / "meta.json").read_text())
     meta["featurizer_version"] = "0"
     (tmp_path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"meta\.json: .*manifest\.json records"):
+        KernelCostModel.load(tmp_path)   # edited after its manifest was written
+    write_manifest(tmp_path)   # a bundle saved by another stablecost
     with pytest.raises(ModelError, match="featurizer version '0'"):
         KernelCostModel.load(tmp_path)
     meta["featurizer_version"] = FEATURIZER_VERSION
     meta["features"] = meta["features"][:-1]
     (tmp_path / "meta.json").write_text(json.dumps(meta))
+    write_manifest(tmp_path)
     with pytest.raises(ModelError, match="feature schema"):
         KernelCostModel.load(tmp_path)
     with pytest.raises(ModelError, match="no model bundle"):

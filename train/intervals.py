@@ -28,6 +28,7 @@ from ..errors import ModelError
 from ..featurize.analysis import analyze
 from ..featurize.ingest import load_program
 from ..models.learned import STEP_INTERVAL_FILE, bundle_path, load_models, predict_kernels
+from ..models.manifest import refresh_manifest
 from .data import dataset_hardware, load_frame, pick_dataset
 
 COVERAGE = 0.8
@@ -85,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         hardware = store.DatasetInfo.read(pick_dataset(args.data, args.hardware)).hardware
         path = bundle_path(hardware) / "kernel_xgb" / STEP_INTERVAL_FILE
         atomic_write_bytes(path, text.encode())
+        # the manifest records the new table once the bundle's other files check out
+        refresh_manifest(path.parent, [STEP_INTERVAL_FILE])
         print(f"wrote {path}")
     return 0
 

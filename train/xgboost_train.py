@@ -19,6 +19,7 @@ from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import InvalidArgumentError
 from ..models.kernel_model import TARGETS, KernelCostModel
+from ..models.manifest import refresh_manifest
 from . import metrics, plots, tracking
 from .data import (
     Featurized,
@@ -190,6 +191,7 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
             spec = dataset / "hardware.toml"
             if spec.is_file():  # host-cpu: the calibration the rows were priced with
                 atomic_write_bytes(Path(bundle) / "hardware.toml", spec.read_bytes())
+                refresh_manifest(bundle, ["hardware.toml"])
             mlflow.log_artifacts(str(bundle), artifact_path="bundle")
         name = REGISTERED_NAME.format(hardware=slug)
         example = _frame(f.X[:5])

@@ -18,7 +18,8 @@ that, e.g. the integer ops of a dropout mask).
 Saved as a torch `state_dict` (`step_gnn.pt`, tensors only, loaded with
 `weights_only=True`) plus `meta.json` (featurizer and feature-schema versions, feature
 names, hyperparameters, normalization, target, training-data digest, the per-call floor,
-the kernel model it was trained over and the absent features), checked on load.
+the kernel model it was trained over and the absent features) and the directory's
+`manifest.json`, all checked on load (`manifest.py`, `bundle_checks.py`).
 """
 
 from __future__ import annotations
@@ -33,14 +34,16 @@ import numpy as np
 
 from ...errors import ModelError, NotFittedError
 from ...featurize.program import FEATURIZER_VERSION
+from ..bundle_checks import GNN_PARAMS, check_gnn_meta, check_state, read_bundle
 from ..features import FEATURE_SCHEMA_VERSION, FEATURES, N_FEATURES
+from ..manifest import write_manifest
 from .graph import GRAPH_FEATURES, NODE_FEATURES, TINY_S
 from .network import step_network
 
 MODEL_NAME = "step_gnn"
 WEIGHTS_FILE = "step_gnn.pt"
 GNN_SCHEMA_VERSION = "1"
-TARGETS = ("direct", "residual")
+TARGETS = GNN_PARAMS["target"].choices   # ("direct", "residual")
 PREDICT_NODES = 50_000   # nodes per forward pass when predicting (bounds memory)
 
 
@@ -333,7 +336,8 @@ class StepGNN:
                 for i, net in enumerate(self.networks_) for k, v in net.state_dict().items()}
 
     def save(self, directory: str | Path, **metadata: Any) -> Path:
-        """Write `step_gnn.pt` (the state_dict: tensors only) and `meta.json`."""
+        """Write `step_gnn.pt` (the state_dict: tensors only), `meta.json` and, last,
+        the manifest of the directory (`manifest.py`)."""
         import io
 
         import torch
@@ -357,52 +361,50 @@ class StepGNN:
                 "min_kernels": getattr(self, "min_kernels_", None),
                 "normalization": self.normalization(), **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
+        write_manifest(directory)
         return directory
 
     @classmethod
     def load(cls, directory: str | Path) -> tuple["StepGNN", dict[str, Any]]:
-        """A fitted model and its metadata; a mismatched bundle is a `ModelError`."""
+        """A fitted model and its metadata. The manifest is checked before any file
+        reaches torch, then every value (`bundle_checks`): the hyperparameters before a
+        network is built, the tensors' names, shapes and finiteness (against a network
+        built on torch's meta device, which allocates nothing) before they are copied
+        into one. A damaged or mismatched bundle is a one-line `ModelError`."""
+        import io
+
         import torch
 
-        from ..kernel_model import read_meta
-
         directory = Path(directory)
-        meta = read_meta(directory, MODEL_NAME)
-        path = directory / "meta.json"
+        meta, files = read_bundle(directory, MODEL_NAME, [WEIGHTS_FILE])
+        path, weights = directory / "meta.json", directory / WEIGHTS_FILE
         if meta.get("gnn_schema_version") != GNN_SCHEMA_VERSION or \
                 meta.get("node_features") != list(NODE_FEATURES) or \
                 meta.get("graph_features") != list(GRAPH_FEATURES):
             raise ModelError(f"{path}: step GNN schema {meta.get('gnn_schema_version')!r} "
                              f"does not match this stablecost's {GNN_SCHEMA_VERSION!r}; "
                              "retrain it")
+        check_gnn_meta(path, meta, len(NODE_FEATURES), len(GRAPH_FEATURES))
+        model = cls(**meta["params"])
         try:
-            model = cls(**meta["params"])
-            model._check_params()
-        except (TypeError, KeyError) as exc:
-            raise ModelError(f"{path}: unusable hyperparameters ({exc})") from None
-        try:
-            state = torch.load(directory / WEIGHTS_FILE, map_location="cpu", weights_only=True)
-        except FileNotFoundError:
-            raise ModelError(f"{directory}: no {WEIGHTS_FILE} next to meta.json") from None
+            state = torch.load(io.BytesIO(files[WEIGHTS_FILE]), map_location="cpu",
+                               weights_only=True)
         except Exception as exc:  # noqa: BLE001 - torch raises many kinds on bad files
-            raise ModelError(f"{directory / WEIGHTS_FILE}: unreadable weights ({exc})") \
-                from None
+            raise ModelError(f"{weights}: unreadable weights "
+                             f"({(str(exc).splitlines() or [''])[0][:200]})") from None
+        with torch.device("meta"):
+            shapes = {k: tuple(v.shape) for k, v in model._new_network().state_dict().items()}
         members = int(model.members)
+        prefixes = [f"member{i}." for i in range(members)] if members > 1 else [""]
+        check_state(weights, state, {p + k: s for p in prefixes for k, s in shapes.items()})
         networks = []
-        for i in range(members):
-            prefix = f"member{i}." if members > 1 else ""
-            part = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+        for prefix in prefixes:
             net = model._new_network()
-            try:
-                net.load_state_dict(part, strict=True)
-            except (RuntimeError, TypeError, AttributeError) as exc:
-                raise ModelError(f"{directory / WEIGHTS_FILE}: weights do not fit the "
-                                 f"network described by meta.json "
-                                 f"({str(exc).splitlines()[0]})") from None
+            net.load_state_dict({k: state[prefix + k] for k in shapes}, strict=True)
             net.eval()
             networks.append(net)
         model.networks_ = networks
-        model.absent_features_ = [str(n) for n in meta.get("absent_node_features", [])]
+        model.absent_features_ = list(meta.get("absent_node_features", []))
         if meta.get("min_kernels") is not None:   # bundles before it was recorded lack it
             model.min_kernels_ = int(meta["min_kernels"])
         model.best_epoch_ = int(meta.get("best_epoch", -1))
