@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-FIDELITIES = ("learned", "kernel sum", "roofline")
+FIDELITIES = ("learned", "GNN alone", "calibration", "kernel sum", "roofline")
 
 
 @dataclass
@@ -61,6 +61,7 @@ class Programs:
     roofline_s: np.ndarray      # summed kernel roofline on the dataset's spec
     graphs: list[Any]           # step graphs, built as `train.gnn_train` builds them
     analyses: list[Any]
+    sums: Any                   # train.step_calibration.ProgramSums, same rows
 
 
 def say(message: str) -> None:
@@ -89,6 +90,7 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
     prices with (`pricing_hardware`), as `train gnn` and `predict_kernels` do."""
     from stablecost.models.gnn import graph_from_parts, kernel_edges, step_kernels
     from stablecost.train.data import featurize_rows, load_frame, stderr_progress
+    from stablecost.train.step_calibration import program_sums
 
     frame = load_frame(dataset, "program", seed=seed)
     f, analyses = featurize_rows(frame, hw, keep_analyses=True,
@@ -110,8 +112,15 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
                                        kernel_pred_s[rows],
                                        kernel_edges(analysis.program, kernels), models.floor_s))
     samples = f.samples
+    sums = program_sums(frame, hw, models, progress=False)
     return Programs(samples["family"].to_numpy(), samples["split"].to_numpy(),
-                    samples["median_s"].to_numpy(), roofline_s, graphs, list(analyses or []))
+                    samples["median_s"].to_numpy(), roofline_s, graphs, list(analyses or []),
+                    sums)
+
+
+def inside(measured_s: np.ndarray, low_s: np.ndarray, high_s: np.ndarray) -> float:
+    """The share of measured times inside their predicted interval."""
+    return float(np.mean((measured_s >= low_s) & (measured_s <= high_s)))
 
 
 def pick(items: list[Any], mask: np.ndarray) -> list[Any]:
@@ -129,31 +138,79 @@ def fit_without(programs: Programs, family: str, params: dict[str, Any]) -> Any:
                                  eval_set=(pick(programs.graphs, val), programs.measured_s[val]))
 
 
-def price_held_out(programs: Programs, family: str, models: Any, hw: Any
-                   ) -> tuple[dict[str, np.ndarray], int]:
-    """The three fidelities' seconds for the programs of `family`, and how many of them
-    the GNN priced (the rest fell back to the kernel sum)."""
+def calibrate_without(programs: Programs, family: str) -> Any:
+    """The step calibration fitted as the bundle's is (every split but test), on the
+    other families only; its interval from their own leave-one-family-out residuals."""
+    from stablecost.train.step_calibration import (
+        calibration_from,
+        fit_terms,
+        held_out_log_ratios,
+    )
+
+    sums = programs.sums
+    rows = np.flatnonzero((programs.family != family) & (programs.split != "test"))
+    residuals = held_out_log_ratios(sums, rows)
+    return calibration_from(fit_terms(sums.design()[rows], sums.measured_s[rows]),
+                            min_kernels=int(sums.kernels[rows].min()),
+                            interval_log_ratio=tuple(np.quantile(residuals, [0.1, 0.9])))
+
+
+@dataclass
+class Held:
+    """One fold's held-out predictions, by fidelity, and how the learned step was priced."""
+
+    seconds: dict[str, np.ndarray]
+    low_s: np.ndarray            # the learned step's 80 % interval
+    high_s: np.ndarray
+    by_gnn: int
+    by_calibration: int
+    fallback_kernel_share: float  # of the kernel-sum time of programs not priced by the GNN
+
+
+def price_held_out(programs: Programs, family: str, models: Any, hw: Any) -> Held:
+    """Every fidelity's seconds for the programs of `family` (see the docstring)."""
     from stablecost.models.cost_model import out_of_range
     from stablecost.models.learned import predict_kernels
 
     held = np.flatnonzero(programs.family == family)
-    learned, kernel_sum, by_gnn, fallback = [], [], 0, ""
+    columns: dict[str, list[float]] = {name: [] for name in FIDELITIES[:-1]}
+    low, high, sources, kernel_time = [], [], [], []
+    reasons: dict[str, str] = {}
     for i in held:
         analysis = programs.analyses[i]
         result = predict_kernels(models, analysis, hw)
         counts = np.array([k.count for k in analysis.kernels])
+        kernel_sum = models.floor_s + float(np.dot(counts, result.time_s))
         # the learned fidelity's own fallback: loop-dominated kernel-sum programs
         # are priced by the roofline (models/cost_model.py)
         roofline_instead = bool(out_of_range(analysis, result))
-        learned.append(programs.roofline_s[i] if roofline_instead else result.step_s)
-        kernel_sum.append(models.floor_s + float(np.dot(counts, result.time_s)))
-        by_gnn += result.step_source == "step_gnn"
+        step = programs.roofline_s[i] if roofline_instead else result.step_s
+        columns["learned"].append(step)
+        columns["kernel sum"].append(kernel_sum)
+        alone = replace(models, calibration=None)
+        columns["GNN alone"].append(predict_kernels(alone, analysis, hw).step_s)
+        no_gnn = replace(models, step=None)
+        columns["calibration"].append(predict_kernels(no_gnn, analysis, hw).step_s)
+        bounds = (models.step_interval or {}).get(result.step_source)
+        if result.step_source == "step_calibration":
+            bounds = models.calibration.interval_log_ratio
+        lo, hi = bounds if bounds is not None else (0.0, 0.0)
+        low.append(step * np.exp(lo))
+        high.append(step * np.exp(hi))
+        sources.append(result.step_source)
+        kernel_time.append(kernel_sum)
         if result.step_source != "step_gnn":
-            fallback = result.note.split("; ")[-1]   # after the note on the spec, if any
+            reasons.setdefault(result.step_source, result.note.split("; ")[-1])
+    sources_a, kernel_a = np.array(sources), np.array(kernel_time)
+    by_gnn = int(np.sum(sources_a == "step_gnn"))
     if by_gnn < len(held):
-        say(f"  {family}: {len(held) - by_gnn}/{len(held)} by the kernel sum, e.g.: {fallback}")
-    return {"learned": np.array(learned), "kernel sum": np.array(kernel_sum),
-            "roofline": programs.roofline_s[held]}, by_gnn
+        say(f"  {family}: {len(held) - by_gnn}/{len(held)} not by the GNN, e.g.: "
+            + " | ".join(f"{k}: {v}" for k, v in reasons.items()))
+    seconds = {name: np.array(values) for name, values in columns.items()}
+    seconds["roofline"] = programs.roofline_s[held]
+    return Held(seconds, np.array(low), np.array(high), by_gnn,
+                int(np.sum(sources_a == "step_calibration")),
+                float(kernel_a[sources_a != "step_gnn"].sum() / kernel_a.sum()))
 
 
 def cells(stats: dict[str, float], tau: float) -> str:
@@ -161,20 +218,31 @@ def cells(stats: dict[str, float], tau: float) -> str:
             f"| {tau:.2f}")
 
 
+FULL = ("learned", "roofline")     # MAPE, median APE, ±10 %, τ; the others MAPE only
+
+
 def table_row(label: str, measured_s: np.ndarray, predicted: dict[str, np.ndarray],
-              by_gnn: int, taus: dict[str, float] | None = None) -> str:
+              counts: tuple[int, int], coverage: float,
+              taus: dict[str, float] | None = None) -> str:
     from stablecost.train import metrics
 
     parts = []
     for name in FIDELITIES:
         stats = metrics.summary(measured_s, predicted[name])
-        parts.append(cells(stats, stats["kendall_tau"] if taus is None else taus[name]))
-    return f"| {label} | {len(measured_s)} | {by_gnn} | " + " | ".join(parts) + " |"
+        if name in FULL:
+            parts.append(cells(stats, stats["kendall_tau"] if taus is None else taus[name]))
+        else:
+            parts.append(f"{stats['mape']:.1%}")
+    return (f"| {label} | {len(measured_s)} | {counts[0]} | {counts[1]} | "
+            + " | ".join(parts) + f" | {coverage:.0%} |")
 
 
 def header() -> list[str]:
-    names = " | ".join(f"{name} MAPE | median APE | ±10 % | τ" for name in FIDELITIES)
-    return [f"| family | n | GNN | {names} |", "|---|" + "---:|" * (2 + 4 * len(FIDELITIES))]
+    names = " | ".join(f"{name} MAPE | median APE | ±10 % | τ" if name in FULL else
+                       f"{name} MAPE" for name in FIDELITIES)
+    width = 3 + sum(4 if name in FULL else 1 for name in FIDELITIES) + 1
+    return [f"| family | n | by GNN | by calibration | {names} | in 80 % interval |",
+            "|---|" + "---:|" * width]
 
 
 def parse_folds(values: list[str] | None, families: list[str]) -> list[str]:
@@ -197,6 +265,8 @@ def main() -> None:
     parser.add_argument("--target", default=None, help="direct | residual; default: the bundle's")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads while fitting")
+    parser.add_argument("--dump", default=None,
+                        help="also write every held-out prediction to this CSV")
     args = parser.parse_args()
 
     from stablecost.datasets import store
@@ -230,19 +300,22 @@ def main() -> None:
     programs = load_programs(dataset, hw, bundle, args.seed)
     folds = parse_folds(args.fold, sorted(set(programs.family.tolist())))
     measured, predicted, in_dist = [], {name: [] for name in FIDELITIES}, ([], [])
-    rows, gnn_total, fold_s = [], 0, []
+    rows, fold_s, helds = [], [], []
     for number, family in enumerate(folds, 1):
         t0 = time.perf_counter()
         gnn = fit_without(programs, family, params)
         fit_s = time.perf_counter() - t0
-        values, by_gnn = price_held_out(programs, family, replace(bundle, step=gnn,
-                                                                  step_meta=None), hw)
+        fold_models = replace(bundle, step=gnn, step_meta=None,
+                              calibration=calibrate_without(programs, family))
+        held = price_held_out(programs, family, fold_models, hw)
         held_s = programs.measured_s[programs.family == family]
-        rows.append(table_row(family, held_s, values, by_gnn))
+        rows.append(table_row(family, held_s, held.seconds,
+                              (held.by_gnn, held.by_calibration),
+                              inside(held_s, held.low_s, held.high_s)))
         measured.append(held_s)
+        helds.append(held)
         for name in FIDELITIES:
-            predicted[name].append(values[name])
-        gnn_total += by_gnn
+            predicted[name].append(held.seconds[name])
         test = (programs.family != family) & (programs.split == "test")
         in_dist[0].append(programs.measured_s[test])
         in_dist[1].append(gnn.predict(pick(programs.graphs, test)))
@@ -254,16 +327,38 @@ def main() -> None:
     pooled = {name: np.concatenate(values) for name, values in predicted.items()}
     families = np.concatenate([[family] * len(m) for family, m in zip(folds, measured)])
     taus = {name: metrics.ranking_tau(measured_s, pooled[name], families) for name in FIDELITIES}
+    gnn_total = sum(h.by_gnn for h in helds)
+    calibration_total = sum(h.by_calibration for h in helds)
+    low_s = np.concatenate([h.low_s for h in helds])
+    high_s = np.concatenate([h.high_s for h in helds])
     print("\n".join(header() + rows))
-    print(table_row("**all (pooled)**", measured_s, pooled, gnn_total, taus))
-    macro = np.mean([metrics.summary(m, p)["mape"] for m, p in zip(measured, predicted["learned"])])
+    print(table_row("**all (pooled)**", measured_s, pooled, (gnn_total, calibration_total),
+                    inside(measured_s, low_s, high_s), taus))
+    per_family = [metrics.summary(m, p)["mape"] for m, p in zip(measured, predicted["learned"])]
+    roofline_family = [metrics.summary(m, p)["mape"]
+                       for m, p in zip(measured, predicted["roofline"])]
+    worse = [f for f, a, b in zip(folds, per_family, roofline_family) if a > b]
     pooled_tau = ", ".join(f"{name} {metrics.kendall_tau(measured_s, pooled[name]):.2f}"
                            for name in FIDELITIES)
-    print(f"\nTotals: {len(folds)} folds, {len(measured_s)} held-out programs, {gnn_total} "
-          f"priced by the GNN and {len(measured_s) - gnn_total} by the kernel sum; learned MAPE "
-          f"averaged over folds {macro:.1%}. τ of the pooled row: mean per-family τ "
-          f"(`metrics.ranking_tau`); τ over all pooled programs: {pooled_tau}. "
-          f"{np.mean(fold_s):.0f} s per fold, {time.perf_counter() - started:.0f} s in all.")
+    fallback = np.mean([h.fallback_kernel_share for h in helds])
+    n = len(measured_s)
+    print(f"\nTotals: {len(folds)} folds, {n} held-out programs: {gnn_total} priced by the "
+          f"GNN, {calibration_total} by the step calibration, "
+          f"{n - gnn_total - calibration_total} by the kernel sum or the roofline; "
+          f"{1 - gnn_total / n:.0%} of the programs and {fallback:.0%} of the kernel time "
+          f"(mean over folds) fell back from the GNN. Learned MAPE averaged over folds "
+          f"{np.mean(per_family):.1%}; learned worse than the roofline on {len(worse)} of "
+          f"{len(folds)} families{': ' + ', '.join(worse) if worse else ''}. τ of the pooled "
+          f"row: mean per-family τ (`metrics.ranking_tau`); τ over all pooled programs: "
+          f"{pooled_tau}. Median width of the learned 80 % interval: "
+          f"{np.median(high_s / low_s):.2f}x. {np.mean(fold_s):.0f} s per fold, "
+          f"{time.perf_counter() - started:.0f} s in all.")
+    if args.dump:
+        import pandas as pd
+
+        pd.DataFrame({"family": families, "measured_s": measured_s,
+                      **{f"{name}_s": pooled[name] for name in FIDELITIES},
+                      "low_s": low_s, "high_s": high_s}).to_csv(args.dump, index=False)
     contrast = metrics.summary(np.concatenate(in_dist[0]), np.concatenate(in_dist[1]))
     recorded = meta.get("metrics", {})
     print(f"\nIn distribution, for contrast only: the fold GNNs alone on the other families' "

@@ -93,8 +93,8 @@ class Roofline:
 
 
 class Learned:
-    """The bundled per-kernel XGBoost model and, where bundled, the step GNN
-    (`models.learned`)."""
+    """The bundled per-kernel XGBoost model and, where bundled, the step calibration and
+    the step GNN (`models.learned`)."""
 
     name = "learned"
 
@@ -120,7 +120,8 @@ class Learned:
             return KernelEstimate(time_s=[t.time_s for t in roofline], analytical=True,
                                   note=why)
         time_s, low_s, high_s = learned.time_s, learned.low_s, learned.high_s
-        step_s = learned.step_s if learned.step_source == "step_gnn" else None
+        # a step model's answer (the GNN's or the calibration's) is not a kernel sum
+        step_s = learned.step_s if learned.step_source != "kernel_sum" else None
         notes = [learned.note]
         model = f"{models.path.name} (kernel data {digest})"
         adaptation, why = find_adaptation(hw.name, digest)
@@ -136,6 +137,9 @@ class Learned:
             learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))
         low = high = None
         bounds = (models.step_interval or {}).get(learned.step_source)
+        if bounds is None and learned.step_source == "step_calibration":
+            assert models.calibration is not None   # it priced the step
+            bounds = models.calibration.interval_log_ratio
         if bounds is not None:
             low, high = total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,

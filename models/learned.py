@@ -5,12 +5,20 @@ optionally `step_gnn/` (the per-step GNN). Bundles ship in the package under
 `models/bundled/<hardware slug>/`; each one's metadata is checked on load, so a model
 trained on other features is refused with a clear error instead of mispredicting.
 
-    step time = GNN(program)                       when a step model exists, the
-                                                   program has >= 16 compute kernels
-                                                   and kernels with opcodes the GNN's
-                                                   training programs lacked carry
-                                                   < 10 % of the kernel time
+    step time = GNN(program)      when a step GNN exists, the program has at least as
+                                  many compute kernels as its smallest training program,
+                                  kernels with opcodes the GNN's training programs lacked
+                                  carry < 10 % of the kernel time, and the GNN agrees
+                                  with the step calibration within 2x
+              = calibration       (models/step_calibration.py) where the GNN does not
+                                  price it and the program has loops or is as large as
+                                  the calibration's smallest training program
               = floor + sum(count x kernel time)   otherwise (`note` says why)
+
+The GNN fits its training families closely and extrapolates badly to new ones (held
+out by family it was worse than the roofline on 5 of 18); the calibration is five
+numbers over the same kernel predictions and holds its accuracy on families it never
+saw, so it is both the fallback and the GNN's guard.
 
 The models read the chip through the spec they were trained with (the bundle's
 `hardware.toml`), not through whatever `hardware calibrate` measured last: on a shared
@@ -43,6 +51,7 @@ from ..hardware.fingerprint import cpu_identity, differences
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
+from .step_calibration import GUARD_LOG2, kernel_groups
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
 # The step GNN learned from whole training steps; a program smaller than the smallest
@@ -72,6 +81,7 @@ class LearnedModels:
     kernel_meta: dict[str, Any]
     step: Any | None = None               # models.gnn.StepGNN when bundled
     step_meta: dict[str, Any] | None = None
+    calibration: Any | None = None        # models.step_calibration.StepCalibration
     spec: Hardware | None = None          # the chip as the training data described it
     # step source ("step_gnn" | "kernel_sum") -> (low, high) log(measured / predicted)
     step_interval: dict[str, tuple[float, float]] | None = None
@@ -115,7 +125,7 @@ class LearnedKernels:
     low_s: np.ndarray
     high_s: np.ndarray
     step_s: float
-    step_source: str                      # "step_gnn" | "kernel_sum"
+    step_source: str                      # "step_gnn" | "step_calibration" | "kernel_sum"
     floor_s: float = 0.0                  # per-call floor included in step_s
     note: str = ""                        # the step GNN's coverage of this program
 
@@ -159,19 +169,32 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
                                    step_interval=_read_step_interval(
                                        path / "kernel_xgb" / STEP_INTERVAL_FILE,
                                        str(meta.get("data_digest", ""))))
+            if (path / "step_calibration").is_dir():
+                from .step_calibration import StepCalibration
+
+                models.calibration = StepCalibration.load(path / "step_calibration")
+                _check_trained_over(path, "step calibration", models.calibration.meta, meta)
             if (path / "step_gnn").is_dir():
-                from ..errors import ModelError
                 from .gnn.estimator import StepGNN
 
                 models.step, models.step_meta = StepGNN.load(path / "step_gnn")
-                trained_over = (models.step_meta.get("kernel_model") or {}).get("data_digest")
-                if trained_over and trained_over != meta.get("data_digest"):
-                    raise ModelError(
-                        f"{path}: the step GNN was trained over kernel model {trained_over}, "
-                        f"the bundled kernel model is {meta.get('data_digest')}; retrain the "
-                        "GNN over it (`stablecost train gnn`)")
+                _check_trained_over(path, "step GNN", models.step_meta, meta)
         _loaded[path] = models
         return models
+
+
+def _check_trained_over(path: Path, what: str, meta: dict[str, Any],
+                        kernel_meta: dict[str, Any]) -> None:
+    """A step model fitted over another kernel model than the bundle's is refused."""
+    from ..errors import ModelError
+
+    trained_over = (meta.get("kernel_model") or {}).get("data_digest")
+    if trained_over and trained_over != kernel_meta.get("data_digest"):
+        how = ("`stablecost train gnn`" if what == "step GNN" else
+               "python -m stablecost.train.step_calibration --write")
+        raise ModelError(f"{path}: the {what} was fitted over kernel model {trained_over}, "
+                         f"the bundled kernel model is {kernel_meta.get('data_digest')}; "
+                         f"refit it over it ({how})")
 
 
 def _read_step_interval(path: Path, digest: str) -> dict[str, tuple[float, float]] | None:
@@ -233,42 +256,65 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         X = unique_X[inverse]
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
-    source, note = "kernel_sum", ""
-    use_step = models.step is not None
-    if use_step:
-        smallest = getattr(models.step, "min_kernels_", MIN_STEP_KERNELS)
-        if len(chosen) < smallest:
-            use_step = False
-            note = (f"step time is the sum of the learned kernel times: {len(chosen)} "
-                    f"kernel(s), fewer than the step GNN's smallest training program "
-                    f"({smallest})")
-    if use_step:
-        assert models.step is not None  # use_step starts as `models.step is not None`
-        unseen, rows = models.step.unseen_features(unique_X)
-        if unseen:
-            weights = counts[chosen] * time_s[chosen]
-            share = float(weights[rows[inverse]].sum() / max(weights.sum(), 1e-30))
-            shown = ", ".join(unseen[:4]) + \
-                (f" and {len(unseen) - 4} more" if len(unseen) > 4 else "")
-            if share >= UNSEEN_SHARE:
-                use_step = False
-                note = (f"step time is the sum of the learned kernel times: kernels with "
-                        f"{shown}, which the step GNN's training programs never had, "
-                        f"carry {share:.0%} of it")
-            else:
-                note = (f"the step GNN's training programs never had {shown} (kernels "
-                        f"with {share:.1%} of the kernel time); the GNN priced the step")
-    if use_step:
-        from .gnn.graph import graph_from_parts, kernel_edges
-
-        # the kernel features and predictions above are the GNN's node inputs
-        graph = graph_from_parts(X, rl, counts[chosen], time_s[chosen],
-                                 kernel_edges(program, subset), models.floor_s)
-        assert models.step is not None
-        step_s = float(models.step.predict([graph])[0])
-        source = "step_gnn"
+    calibrated_s = gnn_s = None
+    why_not = note = ""
+    if chosen:
+        chosen_counts = counts[chosen]
+        if models.calibration is not None and (
+                len(chosen) >= models.calibration.min_kernels or (chosen_counts > 1).any()):
+            calibrated_s = models.calibration.step_s(kernel_groups(X), time_s[chosen],
+                                                     chosen_counts)
+        gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
+                                         time_s[chosen], chosen_counts)
+    if gnn_s is not None and calibrated_s is not None and \
+            abs(math.log2(gnn_s / max(calibrated_s, 1e-30))) > GUARD_LOG2:
+        why_not = (f"the step GNN's answer ({gnn_s * 1e3:.3g} ms) is "
+                   f"{gnn_s / calibrated_s:.2g}x the calibration's "
+                   f"({calibrated_s * 1e3:.3g} ms), beyond the {2 ** GUARD_LOG2:.0f}x it "
+                   "may differ: the program is unlike the GNN's training programs")
+        gnn_s, note = None, ""
+    if gnn_s is not None:
+        step_s, source = gnn_s, "step_gnn"
+    elif calibrated_s is not None:
+        step_s, source = calibrated_s, "step_calibration"
+        note = "step time from the step calibration" + (f": {why_not}" if why_not else "")
+    else:
+        source = "kernel_sum"
+        if why_not:
+            note = f"step time is the sum of the learned kernel times: {why_not}"
     note = "; ".join(n for n in (spec_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note)
+
+
+def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.ndarray,
+              rl: np.ndarray, unique_X: np.ndarray, inverse: np.ndarray,
+              kernel_s: np.ndarray, counts: np.ndarray) -> tuple[float | None, str, str]:
+    """(the step GNN's seconds or None, why it did not price the step, a note on its
+    coverage when it did)."""
+    if models.step is None:
+        return None, "", ""
+    smallest = getattr(models.step, "min_kernels_", MIN_STEP_KERNELS)
+    if len(kernel_s) < smallest:
+        return None, (f"{len(kernel_s)} kernel(s), fewer than the step GNN's smallest "
+                      f"training program ({smallest})"), ""
+    note = ""
+    unseen, rows = models.step.unseen_features(unique_X)
+    if unseen:
+        weights = counts * kernel_s
+        share = float(weights[rows[inverse]].sum() / max(weights.sum(), 1e-30))
+        shown = ", ".join(unseen[:4]) + \
+            (f" and {len(unseen) - 4} more" if len(unseen) > 4 else "")
+        if share >= UNSEEN_SHARE:
+            return None, (f"kernels with {shown}, which the step GNN's training programs "
+                          f"never had, carry {share:.0%} of it"), ""
+        note = (f"the step GNN's training programs never had {shown} (kernels "
+                f"with {share:.1%} of the kernel time); the GNN priced the step")
+    from .gnn.graph import graph_from_parts, kernel_edges
+
+    # the kernel features and predictions are the GNN's node inputs
+    graph = graph_from_parts(X, rl, counts, kernel_s, kernel_edges(program, subset),
+                             models.floor_s)
+    return float(models.step.predict([graph])[0]), "", note
 
 
 @functools.lru_cache(maxsize=16)

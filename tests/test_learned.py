@@ -474,11 +474,17 @@ def test_all_says_when_its_roofline_uses_the_bundled_spec(examples_dir, tmp_path
     assert any("not calibrated on this machine" in n for n in p.notes)
 
 
-def test_a_small_loop_program_falls_back_to_the_roofline_and_says_so(examples_dir):
+def test_a_small_loop_program_is_priced_by_the_calibration_or_else_the_roofline(
+        examples_dir):
     """A scan RNN too small for the step GNN: the kernel sum would charge standalone
-    per-call costs on every iteration, so the roofline prices it, with a note."""
+    per-call costs on every iteration, so the step calibration (which takes them back
+    out) prices it, or, in a bundle without one, the roofline, with a note."""
+    import dataclasses
+
     import jax
     import jax.numpy as jnp
+
+    from stablecost.models import learned as learned_module
 
     def step(w, xs):
         def cell(h, x):
@@ -488,10 +494,24 @@ def test_a_small_loop_program_falls_back_to_the_roofline_and_says_so(examples_di
 
     text = jax.jit(step).lower(jnp.ones((128, 128)), jnp.ones((64, 8, 128))).as_text()
     learned = stablecost.predict(text, "host-cpu", fidelity="learned")
-    roofline = stablecost.predict(text, "host-cpu", fidelity="all").by_fidelity["roofline"]
-    assert learned.step_time_s == pytest.approx(roofline.step_time_s, rel=1e-12)
-    assert any("priced by the roofline, not the learned model" in n for n in learned.notes)
-    assert learned.overhead_s > 0          # the roofline's launch overheads, reported
+    assert any("step time from the step calibration" in n for n in learned.notes)
+    models = learned_module.load_models("host-cpu")
+    analysis = stablecost.analyze(text)
+    out = learned_module.predict_kernels(models, analysis, models.spec)
+    assert out.step_source == "step_calibration"
+    assert learned.step_time_s < models.floor_s + sum(
+        k.count * t for k, t in zip(analysis.kernels, out.time_s))
+    # without a calibration, the roofline
+    from stablecost.models.cost_model import Learned
+
+    roofline = kernel_times(analysis.kernels, analysis.program, models.spec)
+    try:
+        learned_module._loaded[models.path] = dataclasses.replace(models, calibration=None)
+        estimate = Learned().estimate(analysis, models.spec, roofline)
+    finally:
+        learned_module._loaded[models.path] = models
+    assert estimate.analytical and list(estimate.time_s) == [t.time_s for t in roofline]
+    assert "priced by the roofline, not the learned model" in estimate.note
     # a training step the step GNN prices is not affected
     mlp = stablecost.predict(examples_dir / "mlp_train_step.mlir", "host-cpu",
                              fidelity="learned")

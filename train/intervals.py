@@ -4,8 +4,9 @@ The per-kernel quantile model bounds one kernel; a step's error is not the sum o
 kernels' (their errors partly cancel, and the step GNN corrects them). So the step
 interval is read off the bundle's own errors on programs it was not fitted to: the
 validation split of its dataset, priced exactly as predict prices them, and split by
-what priced the step (the step GNN, or the kernel sum). The 10th and 90th percentiles
-of log(measured / predicted) become `kernel_xgb/step_interval.json` in the bundle;
+what priced the step (the step GNN, or the kernel sum; the step calibration carries
+its own interval, from held-out families: train/step_calibration.py). The 10th and
+90th percentiles of log(measured / predicted) become `kernel_xgb/step_interval.json` in the bundle;
 predict multiplies the step by their exponentials. The test split's coverage is
 reported beside them, for a check on programs the fit did not see.
 
@@ -39,7 +40,7 @@ def _log_residuals(frame: Any, models: Any, hw: Any) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"step_gnn": [], "kernel_sum": []}
     for text, measured in zip(frame["stablehlo"], frame["median_s"]):
         learned = predict_kernels(models, analyze(load_program(text)), hw)
-        if learned.step_s > 0 and measured > 0:
+        if learned.step_s > 0 and measured > 0 and learned.step_source in out:
             out[learned.step_source].append(math.log(measured / learned.step_s))
     return out
 

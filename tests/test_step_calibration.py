@@ -1,0 +1,190 @@
+"""The step calibration: its fit, its file, and how the learned fidelity routes a step
+between the step GNN, the calibration and the kernel sum."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+import stablecost
+from stablecost.errors import ModelError
+from stablecost.models import learned
+from stablecost.models.features import FEATURES
+from stablecost.models.manifest import write_manifest
+from stablecost.models.step_calibration import (
+    GROUPS,
+    GUARD_LOG2,
+    MIN_GROUP_SHARE,
+    StepCalibration,
+    kernel_groups,
+)
+from stablecost.train.step_calibration import (
+    ProgramSums,
+    calibration_from,
+    fit_terms,
+    held_out_log_ratios,
+    predict_sums,
+)
+
+
+def _sums(n: int = 60, seed: int = 0) -> tuple[ProgramSums, np.ndarray]:
+    """Programs whose measured time follows known terms exactly."""
+    rng = np.random.default_rng(seed)
+    seconds = rng.uniform(5e-3, 5e-2, (n, len(GROUPS)))
+    launches = rng.integers(1, 50, (n, len(GROUPS))).astype(float)
+    terms = np.array([1e-4, 0.7, -4e-5, 0.4, -2e-6])
+    sums = ProgramSums(seconds, launches, np.full(n, 20), np.zeros(n), np.zeros(n),
+                       np.array([f"f{i % 4}" for i in range(n)]), np.array(["train"] * n))
+    measured = sums.design() @ terms
+    return dataclasses.replace(sums, measured_s=measured), terms
+
+
+def test_the_fit_recovers_known_terms_and_prices_as_step_s_does():
+    sums, terms = _sums()
+    fitted = fit_terms(sums.design(), sums.measured_s)
+    assert fitted == pytest.approx(terms, rel=1e-6, abs=1e-12)
+    calibration = calibration_from(fitted)
+    assert predict_sums(calibration, sums) == pytest.approx(sums.measured_s, rel=1e-9)
+    # step_s over kernels gives what predict_sums gives over their group sums
+    groups = np.array([0, 0, 1, 1, 1])
+    kernel_s = np.array([1e-3, 2e-3, 1e-4, 3e-4, 5e-5])
+    counts = np.array([1, 10, 1, 10, 100])
+    one = dataclasses.replace(
+        sums, seconds=np.bincount(groups, counts * kernel_s, minlength=2)[None, :],
+        launches=np.bincount(groups, counts, minlength=2)[None, :].astype(float))
+    assert calibration.step_s(groups, kernel_s, counts) == pytest.approx(
+        float(predict_sums(calibration, one)[0]))
+
+
+def test_a_group_never_goes_below_its_share_of_the_kernel_sum():
+    calibration = StepCalibration(floor_s=0.0, scale=(1.0, 1.0), per_launch_s=(-1e-3, 0.0))
+    # 100 launches of a 10 µs matmul kernel: 1 ms of predictions, -100 ms of launches
+    step = calibration.step_s(np.array([0]), np.array([1e-5]), np.array([100]))
+    assert step == pytest.approx(MIN_GROUP_SHARE * 1e-3)
+
+
+def test_held_out_residuals_come_from_fits_without_the_family():
+    sums, _ = _sums()
+    # one family runs 3x slower than the terms say: held out, it is priced by a fit
+    # that never saw it, exactly at the terms
+    slow = sums.family == "f2"
+    measured = np.where(slow, 3 * sums.measured_s, sums.measured_s)
+    sums = dataclasses.replace(sums, measured_s=measured)
+    residuals = held_out_log_ratios(sums, np.arange(len(measured)))
+    assert np.allclose(residuals[slow], math.log(3), atol=1e-6)
+    # the others' fits include the slow family, so they are off, but far less
+    assert abs(np.median(residuals[~slow])) < 0.35
+
+
+def test_too_few_programs_and_bad_terms_are_refused(tmp_path):
+    sums, _ = _sums(n=8)
+    with pytest.raises(ModelError, match="too few"):
+        fit_terms(sums.design(), sums.measured_s)
+    with pytest.raises(ModelError, match="finite"):
+        StepCalibration(floor_s=float("nan"), scale=(1.0, 1.0), per_launch_s=(0.0, 0.0))
+    with pytest.raises(ModelError, match="out of range"):
+        StepCalibration(floor_s=0.0, scale=(-1.0, 1.0), per_launch_s=(0.0, 0.0))
+
+
+def test_it_round_trips_and_a_damaged_file_is_a_model_error(tmp_path):
+    calibration = StepCalibration(floor_s=1e-4, scale=(0.7, 0.4), per_launch_s=(-4e-5, 0.0),
+                                  min_kernels=12, interval_log_ratio=(-0.2, 0.8),
+                                  meta={"dataset": "d"})
+    path = calibration.save(tmp_path / "step_calibration")
+    again = StepCalibration.load(path)
+    assert again == calibration and again.meta["dataset"] == "d"
+    meta = json.loads((path / "meta.json").read_text())
+    for field, value, match in (("scale", [float("nan"), 1.0], "finite"),
+                                ("scale", ["x", 1.0], "not a number"),
+                                ("groups", ["a", "b"], "kernel groups"),
+                                ("per_launch_s", [0.0], "needs 2"),
+                                ("interval_log_ratio", [1.0, 0.0], "low must not")):
+        (path / "meta.json").write_text(json.dumps({**meta, field: value}))
+        write_manifest(path)      # past the checksum: the value check must catch it
+        with pytest.raises(ModelError, match=match):
+            StepCalibration.load(path)
+    (path / "meta.json").write_text(json.dumps(meta) + " ")
+    with pytest.raises(ModelError, match="SHA-256|bytes"):
+        StepCalibration.load(path)
+
+
+class _Gnn:
+    """A step GNN stub that answers `seconds` for every program."""
+
+    min_kernels_ = 1
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def unseen_features(self, X):
+        return [], np.zeros(len(X), bool)
+
+    def predict(self, graphs):
+        return np.full(len(graphs), self.seconds)
+
+
+def test_the_gnn_is_set_aside_when_it_strays_from_the_calibration(examples_dir):
+    analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
+    base = learned.load_models("host-cpu")
+    hw = base.spec
+    calibration = StepCalibration(floor_s=0.0, scale=(1.0, 1.0), per_launch_s=(0.0, 0.0))
+    alone = learned.predict_kernels(dataclasses.replace(base, step=None,
+                                                        calibration=calibration), analysis, hw)
+    assert alone.step_source == "step_calibration"
+    calibrated = alone.step_s
+    chosen = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
+    assert calibrated == pytest.approx(sum(
+        k.count * t for k, t in zip(analysis.kernels, alone.time_s)
+        if k in chosen))
+    near = dataclasses.replace(base, step=_Gnn(calibrated * 1.5), calibration=calibration)
+    out = learned.predict_kernels(near, analysis, hw)
+    assert out.step_source == "step_gnn" and out.step_s == pytest.approx(calibrated * 1.5)
+    far = dataclasses.replace(base, step=_Gnn(calibrated * 2 ** (GUARD_LOG2 + 0.5)),
+                              calibration=calibration)
+    out = learned.predict_kernels(far, analysis, hw)
+    assert out.step_source == "step_calibration" and out.step_s == pytest.approx(calibrated)
+    assert "unlike the GNN's training programs" in out.note
+
+
+def test_small_loop_free_programs_keep_the_kernel_sum_and_loops_take_the_calibration(
+        examples_dir):
+    import jax
+    import jax.numpy as jnp
+
+    base = learned.load_models("host-cpu")
+    hw = base.spec
+    calibration = StepCalibration(floor_s=0.0, scale=(0.5, 0.5), per_launch_s=(0.0, 0.0),
+                                  min_kernels=50)
+    models = dataclasses.replace(base, step=None, calibration=calibration)
+    flat = stablecost.analyze(jax.jit(lambda x: jnp.tanh(x @ x)).lower(
+        jnp.ones((64, 64))).as_text())
+    assert learned.predict_kernels(models, flat, hw).step_source == "kernel_sum"
+
+    def scan(x):
+        return jax.lax.scan(lambda c, _: (jnp.tanh(c @ c), None), x, None, length=8)[0]
+
+    looped = stablecost.analyze(jax.jit(scan).lower(jnp.ones((64, 64))).as_text())
+    out = learned.predict_kernels(models, looped, hw)
+    assert out.step_source == "step_calibration"
+
+
+def test_kernel_groups_split_matmuls_from_the_rest():
+    X = np.zeros((3, len(FEATURES)))
+    X[0, FEATURES.index("op_dot_general")] = 1
+    X[1, FEATURES.index("op_convolution")] = 1
+    assert kernel_groups(X).tolist() == [0, 0, 1]
+    with pytest.raises(ModelError, match="kernel features"):
+        kernel_groups(np.zeros((2, 3)))
+
+
+def test_the_bundled_calibration_loads_and_matches_its_kernel_model():
+    models = learned.load_models("host-cpu")
+    assert models is not None and models.calibration is not None
+    assert models.calibration.meta["kernel_model"]["data_digest"] == \
+        models.kernel_meta["data_digest"]
+    low, high = models.calibration.interval_log_ratio
+    assert low < 0 < high

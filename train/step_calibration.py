@@ -1,0 +1,183 @@
+"""Fit the step calibration (models/step_calibration.py) on a dataset's programs.
+
+    python -m stablecost.train.step_calibration --data data/cpu [--write]
+
+Every program row outside the test split is priced by the bundle's per-kernel model,
+its kernels summed per group (S_g, L_g), and the five terms are fitted by bounded least
+squares on the relative error (each row divided by its measured time, so a 100 ms step
+weighs as much as a 1 ms one): the floor and the scales non-negative, the per-launch
+terms free. The 80 % interval comes from leave-one-family-out residuals (the fit
+repeated without each family, that family priced), so it describes programs of a kind
+the fit never saw. Printed: the terms, and the calibration's MAPE on the test split
+beside the roofline's and the kernel sum's on the same rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..datasets import store
+from ..errors import ModelError
+from ..models.learned import bundle_path, load_models
+from ..models.step_calibration import GROUPS, MODEL_NAME, StepCalibration, kernel_groups
+from . import metrics
+from .data import dataset_hardware, featurize_rows, load_frame, pick_dataset, stderr_progress
+
+COVERAGE = 0.8
+
+
+@dataclass(frozen=True)
+class ProgramSums:
+    """Per program: the group sums the calibration is linear in, and what it is fit to."""
+
+    seconds: np.ndarray       # (programs, groups) executions x predicted kernel seconds
+    launches: np.ndarray      # (programs, groups) executions
+    kernels: np.ndarray       # priced kernels per program
+    measured_s: np.ndarray
+    roofline_s: np.ndarray    # summed kernel roofline
+    family: np.ndarray
+    split: np.ndarray
+
+    def design(self) -> np.ndarray:
+        """Columns: 1, then per group S_g and L_g."""
+        columns = [np.ones(len(self.measured_s))]
+        for g in range(len(GROUPS)):
+            columns += [self.seconds[:, g], self.launches[:, g]]
+        return np.stack(columns, axis=1)
+
+
+def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> ProgramSums:
+    """Featurize the program rows on the spec the kernel model prices with and sum each
+    program's predicted kernel seconds and launches per group."""
+    priced_hw, _ = models.pricing_hardware(hw)
+    f, _ = featurize_rows(frame, priced_hw,
+                          progress=stderr_progress("featurized programs") if progress else None)
+    if f.failures:
+        raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
+                         f"{f.failures[0]}")
+    predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
+    groups = kernel_groups(f.X)
+    n, k = len(f.samples), len(GROUPS)
+    cell = f.sample * k + groups
+    seconds = np.bincount(cell, f.count * predicted, minlength=n * k).reshape(n, k)
+    launches = np.bincount(cell, f.count, minlength=n * k).reshape(n, k)
+    samples = f.samples
+    return ProgramSums(seconds, launches, np.bincount(f.sample, minlength=n),
+                       samples["median_s"].to_numpy(np.float64),
+                       np.bincount(f.sample, f.count * f.roofline_s, minlength=n),
+                       samples["family"].to_numpy(), samples["split"].to_numpy())
+
+
+def fit_terms(design: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
+    """(floor, then scale and per-launch seconds per group) minimizing squared relative
+    error, floor and scales >= 0."""
+    from scipy.optimize import lsq_linear
+
+    if len(measured_s) < design.shape[1] * 3:
+        raise ModelError(f"{len(measured_s)} programs are too few to fit the step "
+                         f"calibration's {design.shape[1]} terms (at least "
+                         f"{design.shape[1] * 3})")
+    lower = np.zeros(design.shape[1])
+    lower[2::2] = -np.inf                        # the per-launch terms
+    weight = 1.0 / measured_s
+    return lsq_linear(design * weight[:, None], measured_s * weight,
+                      bounds=(lower, np.inf)).x
+
+
+def calibration_from(terms: np.ndarray, **kwargs: Any) -> StepCalibration:
+    return StepCalibration(floor_s=float(terms[0]),
+                           scale=tuple(float(v) for v in terms[1::2]),
+                           per_launch_s=tuple(float(v) for v in terms[2::2]), **kwargs)
+
+
+def predict_sums(calibration: StepCalibration, sums: ProgramSums) -> np.ndarray:
+    """The calibration's step seconds of every program of `sums` (as `step_s` prices one)."""
+    from ..models.step_calibration import MIN_GROUP_SHARE
+
+    scale, per_launch = np.array(calibration.scale), np.array(calibration.per_launch_s)
+    parts = np.maximum(sums.seconds * scale + sums.launches * per_launch,
+                       MIN_GROUP_SHARE * sums.seconds)
+    return calibration.floor_s + parts.sum(axis=1)
+
+
+def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
+    """log(measured / predicted) of each of `rows`, priced by a fit without its family."""
+    design = sums.design()
+    out = np.zeros(len(rows))
+    for family in sorted(set(sums.family[rows].tolist())):
+        held = rows[sums.family[rows] == family]
+        fit_rows = rows[sums.family[rows] != family]
+        calibration = calibration_from(fit_terms(design[fit_rows], sums.measured_s[fit_rows]))
+        predicted = predict_sums(calibration, _subset(sums, held))
+        out[np.searchsorted(rows, held)] = np.log(sums.measured_s[held] / predicted)
+    return out
+
+
+def _subset(sums: ProgramSums, rows: np.ndarray) -> ProgramSums:
+    return ProgramSums(*(getattr(sums, name)[rows] for name in ProgramSums.__dataclass_fields__))
+
+
+def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed: int = 0,
+                         models: Any = None) -> tuple[StepCalibration, dict[str, Any]]:
+    """The calibration for the bundle of `data`'s hardware, and a report of its fit."""
+    dataset = pick_dataset(data, hardware)
+    info = store.DatasetInfo.read(dataset)
+    models = models or load_models(info.hardware)
+    if models is None:
+        raise ModelError(f"no bundled kernel model for {info.hardware}: train one first "
+                         "(`stablecost train xgboost`)")
+    hw = dataset_hardware(dataset)
+    sums = program_sums(load_frame(dataset, "program", seed=seed), hw, models)
+    fit_rows = np.flatnonzero(sums.split != "test")
+    test = np.flatnonzero(sums.split == "test")
+    terms = fit_terms(sums.design()[fit_rows], sums.measured_s[fit_rows])
+    residuals = held_out_log_ratios(sums, fit_rows)
+    low, high = (float(q) for q in np.quantile(residuals, [(1 - COVERAGE) / 2,
+                                                            (1 + COVERAGE) / 2]))
+    meta = {"dataset": info.path.name, "fitted_rows": int(len(fit_rows)),
+            "kernel_model": {"data_digest": models.kernel_meta.get("data_digest")},
+            "hardware": info.hardware}
+    calibration = calibration_from(terms, min_kernels=int(sums.kernels[fit_rows].min()),
+                                   interval_log_ratio=(low, high), meta=meta)
+    rows = _subset(sums, test)
+    predicted = predict_sums(calibration, rows)
+    kernel_sum = models.floor_s + rows.seconds.sum(axis=1)
+    report = {"terms": {"floor_us": calibration.floor_s * 1e6,
+                        **{f"{g}_scale": s for g, s in zip(GROUPS, calibration.scale)},
+                        **{f"{g}_per_launch_us": v * 1e6
+                           for g, v in zip(GROUPS, calibration.per_launch_s)}},
+              "held_out_family_mape": float(np.mean(np.abs(np.expm1(-residuals)))),
+              "interval_log_ratio": [low, high],
+              "test": {name: metrics.summary(rows.measured_s, values)["mape"]
+                       for name, values in (("calibration", predicted),
+                                            ("kernel_sum", kernel_sum),
+                                            ("roofline", rows.roofline_s))},
+              "test_n": int(len(test))}
+    calibration = StepCalibration(**{**calibration.__dict__,
+                                     "meta": {**meta, "metrics": report}})
+    return calibration, report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="data/cpu")
+    parser.add_argument("--hardware", default=None)
+    parser.add_argument("--write", action="store_true",
+                        help=f"save it into the bundle ({MODEL_NAME}/)")
+    args = parser.parse_args(argv)
+    calibration, report = fit_step_calibration(args.data, hardware=args.hardware)
+    print(json.dumps(report, indent=1))
+    if args.write:
+        hardware = store.DatasetInfo.read(pick_dataset(args.data, args.hardware)).hardware
+        print(f"wrote {calibration.save(bundle_path(hardware) / MODEL_NAME)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
