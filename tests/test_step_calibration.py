@@ -188,3 +188,21 @@ def test_the_bundled_calibration_loads_and_matches_its_kernel_model():
         models.kernel_meta["data_digest"]
     low, high = models.calibration.interval_log_ratio
     assert low < 0 < high
+
+
+@pytest.mark.slow
+def test_train_calibration_command_fits_logs_and_saves(tmp_path, capsys):
+    """`stablecost train calibration` on the shipped data: an MLflow run, a bundle
+    directory that loads, and a report with the test split beside the roofline."""
+    from stablecost.serve.cli import main
+
+    out = tmp_path / "step_calibration"
+    code = main(["train", "calibration", "--data", "data/cpu", "--save", str(out),
+                 "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out.split("\nsaved ")[0])
+    assert report["test"]["calibration"] < report["test"]["roofline"]
+    loaded = StepCalibration.load(out)
+    shipped = learned.load_models("host-cpu").calibration
+    assert loaded.scale == pytest.approx(shipped.scale)
+    assert (tmp_path / "mlflow.db").is_file()

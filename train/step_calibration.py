@@ -164,6 +164,32 @@ def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed:
     return calibration, report
 
 
+def train_step_calibration(data: str | Path, *, hardware: str | None = None, seed: int = 0,
+                           save: str | Path | None = None, tracking_uri: str | None = None,
+                           experiment: str = "stablecost") -> tuple[Path, dict[str, Any]]:
+    """`stablecost train calibration`: fit, log an MLflow run (terms and test metrics),
+    save into `save` (default: the bundle of the dataset's hardware). Returns where it
+    was saved and the report."""
+    import mlflow
+
+    from . import tracking
+
+    calibration, report = fit_step_calibration(data, hardware=hardware, seed=seed)
+    hardware_name = str(calibration.meta["hardware"])
+    target = Path(save) if save else bundle_path(hardware_name) / MODEL_NAME
+    tracking.configure(tracking_uri, experiment)
+    with mlflow.start_run(run_name=f"step-calibration-{hardware_name}"):
+        mlflow.log_params({"model": MODEL_NAME, "dataset": calibration.meta["dataset"],
+                           "hardware": hardware_name, "seed": seed,
+                           "kernel_model": calibration.meta["kernel_model"]["data_digest"]})
+        mlflow.log_metrics({**{f"term_{k}": float(v) for k, v in report["terms"].items()},
+                            "held_out_family_mape": report["held_out_family_mape"],
+                            **{f"test_mape_{k}": float(v) for k, v in report["test"].items()}})
+        calibration.save(target)
+        mlflow.log_artifacts(str(target), artifact_path=MODEL_NAME)
+    return target, report
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data/cpu")

@@ -2,6 +2,7 @@
 
     stablecost train xgboost --data DIR [--hardware NAME] [--target auto] [--save DIR] ...
     stablecost train gnn --data DIR [--hardware NAME] [--kernel-model DIR] [--save DIR] ...
+    stablecost train calibration --data DIR [--hardware NAME] [--save DIR]
     stablecost evaluate --data DIR [--hardware NAME] [--out DIR]
 
 Every training run is an MLflow run (default store: sqlite:///mlflow.db in the working
@@ -71,6 +72,19 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                                 "ensemble); "
                                 "predictions are their geometric mean (default 3)")
 
+    calibration = tsub.add_parser(
+        "calibration", help="step calibration over the bundled kernel model (five terms)")
+    calibration.add_argument("--data", required=True, help="dataset or dataset root")
+    calibration.add_argument("--hardware", default=None,
+                             help="which dataset under --data (needed when it holds several)")
+    calibration.add_argument("--seed", type=int, default=0, help="split seed")
+    calibration.add_argument("--tracking-uri", default=None,
+                             help="MLflow tracking URI (default sqlite:///mlflow.db)")
+    calibration.add_argument("--experiment", default="stablecost")
+    calibration.add_argument("--save", default=None,
+                             help="write it here (default: into the bundle the kernel model "
+                                  "comes from, models/bundled/<hardware>/step_calibration)")
+
     evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")
     evaluate.add_argument("--data", required=True, help="dataset or dataset root")
     evaluate.add_argument("--hardware", default=None)
@@ -108,6 +122,19 @@ def _train(args: argparse.Namespace) -> int:
     from ...train.data import pick_dataset
 
     checks.output_dir(args.save, "--save")
+    if args.model == "calibration":
+        import json
+
+        from ...train.step_calibration import train_step_calibration
+
+        pick_dataset(args.data, args.hardware)
+        _check_tracking(args.tracking_uri, args.experiment)
+        path, report = train_step_calibration(
+            args.data, hardware=args.hardware, seed=args.seed, save=args.save,
+            tracking_uri=args.tracking_uri, experiment=args.experiment)
+        print(json.dumps(report, indent=1))
+        print(f"saved {path}")
+        return 0
     if args.model == "xgboost":
         from ...train.xgboost_train import train_xgboost
 
