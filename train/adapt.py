@@ -9,7 +9,8 @@ bundle, and fits correction factors (`models.adaptation`):
 - kernel factor per kernel kind: the median of log(measured / predicted) over the
   samples priced by the kernel sum whose time that kind dominates, shrunk toward the
   median of all such samples by `SHRINK` pseudo-samples;
-- step factor: the same median over the programs the step GNN priced.
+- step factor: the same median over the programs a step model priced (the GNN or
+  the step calibration).
 
 The samples are split by group (a model size, a shape family) into a fitting part and a
 check part; the error of the check part before and after correction is reported and
@@ -141,7 +142,7 @@ def residuals_here(data_dir: Path, models: LearnedModels,
         if not (learned.step_s > 0 and measured > 0):
             continue
         ratio = math.log(measured / learned.step_s)
-        if learned.step_source == "step_gnn":
+        if learned.step_source != "kernel_sum":   # a step model (GNN or calibration)
             out.append(Residual("step", "step", group, ratio))
             continue
         weights = [0.0 if k.kind == COLLECTIVE else k.count * float(t)
