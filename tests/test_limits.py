@@ -4,6 +4,7 @@ process (each runs in a subprocess so that a regression cannot take the suite do
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,87 @@ def test_mistyped_names_and_paths_are_one_line_errors(argv, message, tmp_path):
     assert done.returncode == 2 and message in done.stderr, done.stderr[-2000:]
     assert done.stderr.count("\n") == 1
     assert not (tmp_path / "t.db").exists()     # no MLflow store made for a failed run
+
+
+# ---------------------------------------------------------------------- bytecode
+
+
+MLP = Path(__file__).resolve().parent.parent / "examples" / "programs" / "mlp_train_step.mlir"
+
+
+@pytest.fixture(scope="module")
+def mlp_bytecode() -> bytes:
+    import io
+
+    from stablecost.featurize.mlir import parse_module
+
+    buf = io.BytesIO()
+    parse_module(MLP.read_text()).operation.write_bytecode(buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("corrupt, message", [
+    # jaxlib's reader aborts the process on a name that is not UTF-8
+    (lambda b: b.replace(b"main\0", b"ma\xffn\0"), "is not UTF-8"),
+    (lambda b: b[:4] + b"\x0dMLIR\xff\0" + b[b.index(b"\0") + 1:], "producer string is not UTF-8"),
+    (lambda b: b[:-100], "bytes, only"),
+    (lambda b: b + b"\x7f\x01", "unknown section id 127"),
+])
+def test_corrupt_bytecode_is_refused_before_parsing(mlp_bytecode, corrupt, message):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize.bytecode import check_bytecode
+
+    bad = corrupt(mlp_bytecode)
+    with pytest.raises(ProgramParseError, match="corrupt MLIR bytecode") as caught:
+        check_bytecode(bad, "x.mlirbc")
+    assert message in str(caught.value)
+    done = _cli(bad)
+    assert done.returncode == 2 and message in done.stderr.decode(), done.stderr[-2000:]
+    assert done.stderr.decode().count("\n") == 1
+
+
+def test_valid_bytecode_passes_the_check_and_loads_like_the_text(mlp_bytecode):
+    from stablecost.featurize.analysis import analyze
+    from stablecost.featurize.bytecode import check_bytecode
+    from stablecost.featurize.ingest import load_program
+
+    check_bytecode(mlp_bytecode, "mlp.mlirbc")
+    from_bytes = analyze(load_program(mlp_bytecode, name="mlp"))   # through the child
+    from_text = analyze(load_program(MLP.read_text(), name="mlp"))
+    assert from_bytes.flops == from_text.flops
+    assert from_bytes.fused_bytes_accessed == from_text.fused_bytes_accessed
+    assert [op.location for op in from_bytes.program.ops] == \
+        [op.location for op in from_text.program.ops]
+
+
+def test_a_parse_error_in_the_bytecode_child_is_typed(mlp_bytecode):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize.ingest import load_program
+
+    assert b"\0add\0" in mlp_bytecode   # the op name of stablehlo.add, in the string table
+    bad = mlp_bytecode.replace(b"\0add\0", b"\0adX\0")
+    with pytest.raises(ProgramParseError, match="adX"):
+        load_program(bad, name="x.mlirbc")
+
+
+@pytest.mark.parametrize("child, env, message", [
+    ("import os; os.abort()", {}, r"the MLIR reader crashed on it \((SIGABRT|exit code)"),
+    ("import time; time.sleep(30)", {"STABLECOST_MAX_PARSE_SECONDS": "1"},
+     r"took over 1 s \(budget STABLECOST_MAX_PARSE_SECONDS\)"),
+])
+def test_the_bytecode_child_dying_or_hanging_is_one_line(mlp_bytecode, monkeypatch, child,
+                                                          env, message):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize import isolation
+
+    isolation._stop_child()
+    monkeypatch.setattr(isolation, "_CHILD", child)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    try:
+        with pytest.raises(ProgramParseError, match=message):
+            isolation.bytecode_as_text(mlp_bytecode, "x.mlirbc")
+    finally:
+        isolation._stop_child()
+    monkeypatch.undo()
+    assert "func.func" in isolation.bytecode_as_text(mlp_bytecode, "x.mlirbc")   # a new child
