@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI
 from fastapi.responses import Response
@@ -45,7 +45,6 @@ from .schema import DEFAULT_CACHE_ENTRIES, DEFAULT_MAX_REQUEST_BYTES, PredictReq
 from .service import (
     DEFAULT_ANALYSIS_TIMEOUT_S,
     DEFAULT_MESH_WORKERS,
-    DEFAULT_WORKER_MEMORY_BYTES,
     Service,
     ServiceBusy,
 )
@@ -58,12 +57,13 @@ def create_app(*, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                threads: int | None = None, workers: int | None = None,
                mesh_workers: int = DEFAULT_MESH_WORKERS,
                analysis_timeout_s: float = DEFAULT_ANALYSIS_TIMEOUT_S,
-               worker_memory_bytes: int | None = DEFAULT_WORKER_MEMORY_BYTES) -> FastAPI:
+               worker_memory_bytes: int | Literal["auto"] | None = "auto") -> FastAPI:
     """The ASGI app. `max_request_bytes` bounds request bodies (413 above it),
     `cache_entries` the analyzed programs kept, `threads` the in-process pool (default
     min(4, CPUs)), `workers` the analysis processes (default 2 to 4 by CPUs),
     `mesh_workers` those for programs with a mesh, `analysis_timeout_s` one program's
-    analysis, `worker_memory_bytes` a worker's address space (None: unlimited)."""
+    analysis, `worker_memory_bytes` a worker's address space ("auto": the machine's
+    memory shared by the workers, 4 to 16 GiB; None: unlimited)."""
     from ... import __version__
 
     if max_request_bytes <= 0:

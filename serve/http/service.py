@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
 from ... import errors
 from ...errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
@@ -40,7 +40,7 @@ from .schema import (
 from .worker import WorkerDied, WorkerSettings, WorkerTimedOut
 
 DEFAULT_ANALYSIS_TIMEOUT_S = 60.0
-DEFAULT_WORKER_MEMORY_BYTES = 8 * 1024 ** 3
+GIB = 1024 ** 3
 DEFAULT_MESH_WORKERS = 1
 MAX_WAITING = 64        # requests waiting for a light worker
 MAX_WAITING_MESH = 8    # ... for a mesh worker
@@ -49,6 +49,17 @@ MAX_WAITING_MESH = 8    # ... for a mesh worker
 def default_workers() -> int:
     """Analysis workers: 2 to 4 (CPUs), so that one crash is never an outage."""
     return max(2, min(4, os.cpu_count() or 1))
+
+
+def default_worker_memory_bytes(processes: int) -> int:
+    """A worker's address-space limit: the machine's memory shared by the worker
+    processes and this one, between 4 and 16 GiB (jaxlib maps ~0.6 GiB, XLA's
+    partitioner ~1.6 GiB)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):   # not a POSIX sysconf
+        return 8 * GIB
+    return int(min(16 * GIB, max(4 * GIB, total / (processes + 1))))
 
 
 class ServiceBusy(Exception):
@@ -164,15 +175,18 @@ class Service:
                  threads: int | None = None, workers: int | None = None,
                  mesh_workers: int = DEFAULT_MESH_WORKERS,
                  analysis_timeout_s: float = DEFAULT_ANALYSIS_TIMEOUT_S,
-                 worker_memory_bytes: int | None = DEFAULT_WORKER_MEMORY_BYTES) -> None:
+                 worker_memory_bytes: int | Literal["auto"] | None = "auto") -> None:
         self.cache = AnalysisCache(cache_entries)
         # what predictions derive from an analysis, kept while the analysis is cached
         self.derived = ProgramCache(0)
         self.threads = threads or max(1, min(4, os.cpu_count() or 1))
         self.analysis_timeout_s = analysis_timeout_s
+        workers = workers or default_workers()
+        if worker_memory_bytes == "auto":
+            worker_memory_bytes = default_worker_memory_bytes(workers + mesh_workers)
         self.worker_memory_bytes = worker_memory_bytes
         settings = WorkerSettings(memory_bytes=worker_memory_bytes, warm_program=WARM_PROGRAM)
-        self.workers = WorkerPool("analysis", workers or default_workers(),
+        self.workers = WorkerPool("analysis", workers,
                                   timeout_s=analysis_timeout_s, wait_s=analysis_timeout_s,
                                   max_waiting=MAX_WAITING, settings=settings)
         self.mesh_workers = WorkerPool("mesh", mesh_workers, timeout_s=analysis_timeout_s,
@@ -265,7 +279,7 @@ class Service:
         except PoolBusy as exc:
             raise ServiceBusy(f"the service is busy ({exc}); try again shortly") from None
         except WorkerDied as exc:
-            limit = (f"{self.worker_memory_bytes / 1024 ** 3:g} GiB"
+            limit = (f"{self.worker_memory_bytes / GIB:.1f} GiB"
                      if self.worker_memory_bytes else "no")
             raise ProgramParseError(
                 f"{job.name}: the worker analyzing this program died ({exc.how}): the "
