@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ class Worker:
     """The parent's handle on one worker process."""
 
     def __init__(self, context: Any, settings: WorkerSettings, name: str) -> None:
+        self._lock = threading.Lock()
         self.conn, child = context.Pipe()
         self.process = context.Process(target=worker_main, args=(child, settings),
                                        name=name, daemon=True)
@@ -88,10 +90,15 @@ class Worker:
         raise WorkerDied(_how(code))
 
     def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self.conn.close()
+        """Stop the process and close the pipe (any thread, any number of times)."""
+        with self._lock:
+            if self.process.is_alive():
+                self.process.kill()
+            self.process.join(5)
+            try:
+                self.conn.close()
+            except OSError:   # closed already
+                pass
 
 
 def _how(exit_code: int) -> str:
