@@ -95,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if result["errors"] else 0
 
 
-def start_server(threads: int | None, no_cache: bool) -> tuple[subprocess.Popen, str]:
+def start_server(threads: int | None, no_cache: bool,
+                 extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
     cmd = [sys.executable, "-m", "stablecost.serve.cli", "serve", "--host", "127.0.0.1",
-           "--port", "0", "--no-access-log", "--log-level", "warning"]
+           "--port", "0", "--no-access-log", "--log-level", "warning", *extra]
     if threads:
         cmd += ["--threads", str(threads)]
     if no_cache:

@@ -11,10 +11,12 @@ Every budget has a default and an environment variable that overrides it:
 | nesting depth of regions (`{` in the text) | 256 | STABLECOST_MAX_NESTING |
 | depth of inlined function calls | 256 | STABLECOST_MAX_CALL_DEPTH |
 | ops after inlining calls | 1,000,000 | STABLECOST_MAX_OPS |
+| seconds to read MLIR bytecode (in a child process) | 60 | STABLECOST_MAX_PARSE_SECONDS |
 
 A walk nested about 500 deep exceeds Python's recursion limit, and the parser itself
 crashed on 3,500 nested whiles: 256 keeps both far away, and real programs nest a few
-levels (a scan in a remat in a while: under 10).
+levels (a scan in a remat in a while: under 10). Bytecode gets a structural check
+(`featurize/bytecode.py`) and, from outside, a child process (`featurize/isolation.py`).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ import os
 import re
 
 from ..errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
+from .bytecode import BYTECODE_MAGIC, check_bytecode
 
 _DEFAULTS = {"STABLECOST_MAX_PROGRAM_BYTES": 512 * 1024 * 1024,
              "STABLECOST_MAX_NESTING": 256,
              "STABLECOST_MAX_CALL_DEPTH": 256,
-             "STABLECOST_MAX_OPS": 1_000_000}
+             "STABLECOST_MAX_OPS": 1_000_000,
+             "STABLECOST_MAX_PARSE_SECONDS": 60}
 
-BYTECODE_MAGIC = b"ML\xefR"
 # a quoted MLIR string: "..." with backslash escapes
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _ESCAPE = re.compile(rb"\\([0-9A-Fa-f]{2})")
@@ -51,18 +54,19 @@ def budget(variable: str) -> int:
 
 
 def check_source(source: str | bytes, name: str) -> None:
-    """Refuse text a parser would die on: not UTF-8, a quoted name whose escapes are
-    not UTF-8, or regions nested deeper than the budget. Bytecode passes (only its
-    header is checked by the parser)."""
+    """Refuse input a parser would die on: text that is not UTF-8, a quoted name whose
+    escapes are not UTF-8, regions nested deeper than the budget; bytecode whose
+    envelope is malformed (`featurize/bytecode.py`)."""
     data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else \
         bytes(source)
-    if data.startswith(BYTECODE_MAGIC):
-        return
     limit = budget("STABLECOST_MAX_PROGRAM_BYTES")
     if len(data) > limit:
         raise UnsupportedProgramError(
             f"{name}: the program is {len(data):,} bytes, over the {limit:,}-byte budget "
             "(STABLECOST_MAX_PROGRAM_BYTES)")
+    if data.startswith(BYTECODE_MAGIC):
+        check_bytecode(data, name)
+        return
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:

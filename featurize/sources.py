@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgumentError, ProgramParseError, StablecostError
-from .mlir import BYTECODE_MAGIC, parse_module
+from .isolation import bytecode_as_text, in_child, parse_bytecode
+from .mlir import BYTECODE_MAGIC, check_source, parse_module
 from .partition import Mesh, abstract_lowering
 from .program_files import read_program_file
 
@@ -58,9 +59,13 @@ def looks_like_path(source: str | os.PathLike) -> bool:
 
 
 def parse_bytes(data: bytes, label: str) -> Any:
-    """MLIR bytecode or UTF-8 text -> a module."""
+    """MLIR bytecode or UTF-8 text -> a module. Bytecode is read in a child process
+    (`featurize/isolation.py`): jaxlib's reader crashes on some corrupt bytecode."""
     if data.startswith(BYTECODE_MAGIC):
-        return parse_module(data, label)
+        if not in_child():
+            return parse_bytecode(data, label)
+        check_source(data, label)   # the cheap checks first: no child for what they refuse
+        return parse_module(bytecode_as_text(data, label), label)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -134,7 +134,7 @@ class _Walker:
         if key in attrs:
             try:
                 return int(attrs[key].value)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, AttributeError):   # not an integer attribute
                 return 1
         return 1
 

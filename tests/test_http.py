@@ -8,6 +8,7 @@ they share fixtures, and a reader looks for the tests of that area in one place.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import io
 import json
@@ -38,26 +39,37 @@ MLP = EXAMPLES / "mlp_train_step.mlir"
 
 @pytest.fixture(scope="module")
 def server():
-    import uvicorn
-
     from stablecost.serve.http import create_app
 
-    app = create_app(max_request_bytes=LIMIT_BYTES, threads=2)
+    with serving(create_app(max_request_bytes=LIMIT_BYTES, threads=2)) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(app, **timeouts):
+    """The app under uvicorn in a thread, with the service's request timeouts."""
+    import uvicorn
+
+    from stablecost.serve.http.timeouts import uvicorn_options
+
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(256)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    config = uvicorn.Config(app, log_level="warning", access_log=False,
+                            **uvicorn_options(**timeouts))
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not srv.started:
         assert thread.is_alive() and time.monotonic() < deadline, "server did not start"
         time.sleep(0.02)
-    yield "http://127.0.0.1:%d" % sock.getsockname()[1]
-    srv.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield "http://127.0.0.1:%d" % sock.getsockname()[1]
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()
 
 
 def request(url: str, method: str = "GET", body=None, headers=None, timeout=60):
@@ -105,6 +117,10 @@ def test_healthz(server):
     assert body["status"] == "ok"
     assert body["max_request_bytes"] == LIMIT_BYTES
     assert set(body["cache"]) == {"entries", "max_entries", "hits", "misses"}
+    # parsing happens in worker processes: at least two, so one crash is no outage
+    assert body["workers"]["analysis"]["workers"] >= 2
+    assert body["workers"]["analysis"]["alive"] == body["workers"]["analysis"]["workers"]
+    assert body["workers"]["mesh"]["workers"] == 1
 
 
 @pytest.mark.parametrize("example", ["mlp_train_step", "transformer_block_train_step"])
@@ -203,6 +219,19 @@ def test_fifty_concurrent_clients(server, capsys):
     # each new program was parsed once, whatever the concurrency (single flight)
     cache = request(server + "/healthz")[1]["cache"]
     assert cache["misses"] - misses_before == len(programs)
+
+
+def test_a_program_with_a_mesh_is_partitioned_in_a_worker_like_in_process(server):
+    import stablecost
+
+    path = EXAMPLES / "transformer_annotated_8dev.mlir"
+    mesh = {"data": 4, "model": 2}
+    status, got = predict(server, program=path.read_text(), hardware="H100-SXM",
+                          name="8dev", mesh=mesh)
+    assert status == 200, got
+    expected = stablecost.predict(stablecost.load_program(path.read_text(), name="8dev",
+                                                          mesh=mesh), "H100-SXM")
+    assert got == expected.to_dict()
 
 
 # ---------------------------------------------------------------------- errors
@@ -334,14 +363,15 @@ def test_a_bug_is_a_generic_500(server, monkeypatch):
     assert "secret" not in error["message"]
 
 
-def test_mesh_is_passed_only_when_given(server, monkeypatch):
+def test_options_are_passed_only_when_given(server, monkeypatch):
     from stablecost.serve.api import predicting as predict_module
 
     seen = []
     real = predict_module.predict
 
     def spy(program, hardware, fidelity="roofline", cache=None, **kwargs):
-        seen.append(kwargs)
+        # the mesh went to the worker: the analysis is of one device's program
+        seen.append((program.program.mesh, kwargs))
         return real(program, hardware, fidelity=fidelity, cache=cache)
 
     monkeypatch.setattr(predict_module, "predict", spy)
@@ -349,8 +379,8 @@ def test_mesh_is_passed_only_when_given(server, monkeypatch):
     assert predict(server, program=text, hardware="H100-SXM")[0] == 200
     assert predict(server, program=text, hardware="H100-SXM", mesh={"data": 4, "model": 2},
                    topology="torus2d", overlap=False)[0] == 200
-    assert seen == [{}, {"mesh": {"data": 4, "model": 2}, "topology": "torus2d",
-                         "overlap": False}]
+    assert seen == [((), {}), ((("data", 4), ("model", 2)),
+                               {"topology": "torus2d", "overlap": False})]
 
 
 # ---------------------------------------------------------------------- cache
@@ -397,6 +427,9 @@ def test_lru_cache_computes_once_under_concurrency():
     (["--max-request-mb", "0.0000001"], "--max-request-mb must be a size in MiB from 1 byte"),
     (["--max-request-mb", "nan"], "--max-request-mb must be a size in MiB from 1 byte"),
     (["--workers", "0"], "--workers must be >= 1"),
+    (["--analysis-workers", "0"], "--analysis-workers must be >= 1, got 0"),
+    (["--analysis-timeout-s", "0"], "--analysis-timeout-s must be seconds in (0, 86400)"),
+    (["--header-timeout-s", "nan"], "--header-timeout-s must be seconds in (0, 86400)"),
     (["--host", "no-such-host.invalid"], "--host 'no-such-host.invalid' does not resolve"),
 ])
 def test_serve_bad_arguments_exit_2(capsys, argv, match):

@@ -4,52 +4,19 @@ process (each runs in a subprocess so that a regression cannot take the suite do
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+from adversarial_corpus import call_chain, nested_counted_loops, nested_whiles  # noqa: E402
 
 
 def _cli(stdin: bytes, *args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "stablecost.serve.cli", "analyze", "-",
                            *args], input=stdin, capture_output=True, timeout=120,
                           env={**os.environ, **env})
-
-
-def _nested_whiles(depth: int) -> str:
-    inner = "stablehlo.return %x : tensor<f32>"
-    for i in range(depth):
-        inner = (f"%r{i} = stablehlo.while(%a{i} = %x) : tensor<f32>\n cond {{\n"
-                 f"  %c{i} = stablehlo.constant dense<true> : tensor<i1>\n"
-                 f"  stablehlo.return %c{i} : tensor<i1>\n }} do {{\n {inner}\n }}\n"
-                 f"stablehlo.return %r{i} : tensor<f32>")
-    head, _, tail = inner.rpartition("stablehlo.return")
-    return f"func.func @main(%x: tensor<f32>) -> tensor<f32> {{\n{head}return{tail}\n}}"
-
-
-def _call_chain(functions: int, calls_per_function: int) -> str:
-    out = []
-    for i in range(functions):
-        body = "".join(f"  %c{j} = func.call @f{i + 1}(%x) : (tensor<f32>) -> tensor<f32>\n"
-                       for j in range(calls_per_function)) if i + 1 < functions else ""
-        out.append(f"func.func private @f{i}(%x: tensor<f32>) -> tensor<f32> {{\n{body}"
-                   "  %y = stablehlo.add %x, %x : tensor<f32>\n  return %y : tensor<f32>\n}")
-    main = ("func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
-            "  %y = func.call @f0(%x) : (tensor<f32>) -> tensor<f32>\n  return %y : tensor<f32>\n}")
-    return "module {\n" + "\n".join(out + [main]) + "\n}"
-
-
-def _nested_counted_loops(depth: int, trips: int) -> str:
-    body = "%s = stablehlo.add %x, %x : tensor<f32>"
-    for i in range(depth):
-        body = (f"%w{i}:2 = stablehlo.while(%i{i} = %zero, %v{i} = %x) : tensor<i64>, "
-                f"tensor<f32>\n cond {{\n  %n{i} = stablehlo.constant dense<{trips}> : "
-                f"tensor<i64>\n  %k{i} = stablehlo.compare LT, %i{i}, %n{i} : (tensor<i64>, "
-                f"tensor<i64>) -> tensor<i1>\n  stablehlo.return %k{i} : tensor<i1>\n }} do {{\n"
-                f"  %one{i} = stablehlo.constant dense<1> : tensor<i64>\n"
-                f"  %j{i} = stablehlo.add %i{i}, %one{i} : tensor<i64>\n  {body}\n"
-                f"  stablehlo.return %j{i}, %v{i} : tensor<i64>, tensor<f32>\n }}")
-    return ("func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
-            "  %zero = stablehlo.constant dense<0> : tensor<i64>\n"
-            f"  {body}\n  return %x : tensor<f32>\n}}")
 
 
 @pytest.mark.parametrize("program, env, message", [
@@ -61,11 +28,11 @@ def _nested_counted_loops(depth: int, trips: int) -> str:
      b'  return %0 : tensor<f32>\n}', {}, "escaped bytes that are not UTF-8"),
     (b"func.func @main(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\xff",
      {}, "nor UTF-8 text"),
-    (_nested_whiles(3500).encode(), {}, "regions nested more than 256 deep"),
-    (_call_chain(300, 1).encode(), {}, "calls nested more than 256 deep"),
-    (_call_chain(40, 2).encode(), {"STABLECOST_MAX_OPS": "20000"},
+    (nested_whiles(3500).encode(), {}, "regions nested more than 256 deep"),
+    (call_chain(300, 1).encode(), {}, "calls nested more than 256 deep"),
+    (call_chain(40, 2).encode(), {"STABLECOST_MAX_OPS": "20000"},
      "more than 20,000 ops once calls are inlined"),
-    (_nested_counted_loops(40, 10 ** 9).encode(), {}, "overflow a float"),
+    (nested_counted_loops(40, 10 ** 9).encode(), {}, "overflow a float"),
     (b"func.func @main() -> () {\n  return\n}\n" + b" " * 5000,
      {"STABLECOST_MAX_PROGRAM_BYTES": "1000"}, "over the 1,000-byte budget"),
     (b"func.func @main() -> () {\n  return\n}", {"STABLECOST_MAX_NESTING": "lots"},
@@ -79,7 +46,7 @@ def test_hostile_programs_are_one_line_errors(program, env, message):
 
 
 def test_a_deep_but_legal_program_still_loads():
-    done = _cli(_nested_whiles(100).encode())
+    done = _cli(nested_whiles(100).encode())
     assert done.returncode == 0, done.stderr.decode()[-2000:]
 
 
@@ -101,3 +68,87 @@ def test_mistyped_names_and_paths_are_one_line_errors(argv, message, tmp_path):
     assert done.returncode == 2 and message in done.stderr, done.stderr[-2000:]
     assert done.stderr.count("\n") == 1
     assert not (tmp_path / "t.db").exists()     # no MLflow store made for a failed run
+
+
+# ---------------------------------------------------------------------- bytecode
+
+
+MLP = Path(__file__).resolve().parent.parent / "examples" / "programs" / "mlp_train_step.mlir"
+
+
+@pytest.fixture(scope="module")
+def mlp_bytecode() -> bytes:
+    import io
+
+    from stablecost.featurize.mlir import parse_module
+
+    buf = io.BytesIO()
+    parse_module(MLP.read_text()).operation.write_bytecode(buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("corrupt, message", [
+    # jaxlib's reader aborts the process on a name that is not UTF-8
+    (lambda b: b.replace(b"main\0", b"ma\xffn\0"), "is not UTF-8"),
+    (lambda b: b[:4] + b"\x0dMLIR\xff\0" + b[b.index(b"\0") + 1:], "producer string is not UTF-8"),
+    (lambda b: b[:-100], "bytes, only"),
+    (lambda b: b + b"\x7f\x01", "unknown section id 127"),
+])
+def test_corrupt_bytecode_is_refused_before_parsing(mlp_bytecode, corrupt, message):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize.bytecode import check_bytecode
+
+    bad = corrupt(mlp_bytecode)
+    with pytest.raises(ProgramParseError, match="corrupt MLIR bytecode") as caught:
+        check_bytecode(bad, "x.mlirbc")
+    assert message in str(caught.value)
+    done = _cli(bad)
+    assert done.returncode == 2 and message in done.stderr.decode(), done.stderr[-2000:]
+    assert done.stderr.decode().count("\n") == 1
+
+
+def test_valid_bytecode_passes_the_check_and_loads_like_the_text(mlp_bytecode):
+    from stablecost.featurize.analysis import analyze
+    from stablecost.featurize.bytecode import check_bytecode
+    from stablecost.featurize.ingest import load_program
+
+    check_bytecode(mlp_bytecode, "mlp.mlirbc")
+    from_bytes = analyze(load_program(mlp_bytecode, name="mlp"))   # through the child
+    from_text = analyze(load_program(MLP.read_text(), name="mlp"))
+    assert from_bytes.flops == from_text.flops
+    assert from_bytes.fused_bytes_accessed == from_text.fused_bytes_accessed
+    assert [op.location for op in from_bytes.program.ops] == \
+        [op.location for op in from_text.program.ops]
+
+
+def test_a_parse_error_in_the_bytecode_child_is_typed(mlp_bytecode):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize.ingest import load_program
+
+    assert b"\0add\0" in mlp_bytecode   # the op name of stablehlo.add, in the string table
+    bad = mlp_bytecode.replace(b"\0add\0", b"\0adX\0")
+    with pytest.raises(ProgramParseError, match="adX"):
+        load_program(bad, name="x.mlirbc")
+
+
+@pytest.mark.parametrize("child, env, message", [
+    ("import os; os.abort()", {}, r"the MLIR reader crashed on it \((SIGABRT|exit code)"),
+    ("import time; time.sleep(30)", {"STABLECOST_MAX_PARSE_SECONDS": "1"},
+     r"took over 1 s \(budget STABLECOST_MAX_PARSE_SECONDS\)"),
+])
+def test_the_bytecode_child_dying_or_hanging_is_one_line(mlp_bytecode, monkeypatch, child,
+                                                          env, message):
+    from stablecost.errors import ProgramParseError
+    from stablecost.featurize import isolation
+
+    isolation._stop_child()
+    monkeypatch.setattr(isolation, "_CHILD", child)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    try:
+        with pytest.raises(ProgramParseError, match=message):
+            isolation.bytecode_as_text(mlp_bytecode, "x.mlirbc")
+    finally:
+        isolation._stop_child()
+    monkeypatch.undo()
+    assert "func.func" in isolation.bytecode_as_text(mlp_bytecode, "x.mlirbc")   # a new child

@@ -2,6 +2,8 @@
 
     stablecost serve [--host 127.0.0.1] [--port 8000] [--max-request-mb 32]
                      [--workers 1] [--threads N] [--cache-entries 32]
+                     [--analysis-workers N] [--mesh-workers 1] [--analysis-timeout-s 60]
+                     [--header-timeout-s 10] [--body-timeout-s 60]
                      [--log-level info] [--no-access-log]
 """
 
@@ -36,6 +38,20 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                        help="prediction threads per process (default min(4, CPUs))")
     serve.add_argument("--cache-entries", type=int, default=32,
                        help="analyzed programs kept per process (default 32; 0 = no cache)")
+    serve.add_argument("--analysis-workers", type=int, default=None,
+                       help="processes that parse and analyze new programs, per server "
+                            "process (default 2 to 4 by CPUs; a crash costs one)")
+    serve.add_argument("--mesh-workers", type=int, default=1,
+                       help="processes for programs with a mesh (default 1)")
+    serve.add_argument("--analysis-timeout-s", type=float, default=60.0,
+                       help="seconds one program's analysis may take; past it the "
+                            "worker is killed and the request is a 400 (default 60)")
+    serve.add_argument("--header-timeout-s", type=float, default=10.0,
+                       help="seconds a client may take to send a request's headers "
+                            "(default 10; then 408 and the connection is closed)")
+    serve.add_argument("--body-timeout-s", type=float, default=60.0,
+                       help="seconds a client may take to send a request's body "
+                            "(default 60)")
     serve.add_argument("--log-level", default="info",
                        choices=("critical", "error", "warning", "info", "debug"))
     serve.add_argument("--no-access-log", action="store_true",
@@ -56,8 +72,19 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
     if args.cache_entries < 0:
         raise InvalidArgumentError(f"--cache-entries must be >= 0, got {args.cache_entries}")
+    for flag in ("analysis_workers", "mesh_workers"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise InvalidArgumentError(f"--{flag.replace('_', '-')} must be >= 1, got {value}")
+    for flag in ("analysis_timeout_s", "header_timeout_s", "body_timeout_s"):
+        value = getattr(args, flag)
+        if not 0 < value < 86400:
+            raise InvalidArgumentError(
+                f"--{flag.replace('_', '-')} must be seconds in (0, 86400), got {value:g}")
     options = {"max_request_bytes": int(args.max_request_mb * 1024 * 1024),
-               "cache_entries": args.cache_entries, "threads": args.threads}
+               "cache_entries": args.cache_entries, "threads": args.threads,
+               "workers": args.analysis_workers, "mesh_workers": args.mesh_workers,
+               "analysis_timeout_s": args.analysis_timeout_s}
 
     import uvicorn
 
@@ -66,8 +93,11 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     sys.stderr.write(f"stablecost: serving on http://{shown}:{port} "
                      f"(docs at http://{shown}:{port}/docs; Ctrl-C stops)\n")
+    from ..http.timeouts import uvicorn_options
+
     common = dict(log_level=args.log_level, access_log=not args.no_access_log,
-                  timeout_graceful_shutdown=5)
+                  timeout_graceful_shutdown=5,
+                  **uvicorn_options(args.header_timeout_s, args.body_timeout_s))
     if args.workers == 1:
         from ..http import create_app
 
@@ -83,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     from uvicorn.supervisors import Multiprocess
 
     os.environ[_ENV] = json.dumps(options)
+    common.update(uvicorn_options(args.header_timeout_s, args.body_timeout_s, by_name=True))
     config = uvicorn.Config("stablecost.serve.cli.serve:app_from_env", factory=True,
                             workers=args.workers, **common)
     try:

@@ -16,19 +16,24 @@ a body over the size limit 413, a body that does not match the schema 422, and
 anything else 500 with a generic message (the traceback goes to the server log).
 
 Parsing is the expensive part of a prediction, so analyzed programs are kept in a
-bounded LRU keyed by the sha256 of the program bytes (plus its name): re-predicting
-a program on other chips skips it. The CPU-bound work runs on a small thread pool,
-off the event loop; every pool thread gets its MLIR context (thread-local, see
-`featurize/mlir.py`) and the hardware catalog is loaded when the app starts, not on
-the first request.
+bounded LRU keyed by the sha256 of the program bytes (plus its name and mesh):
+re-predicting a program on other chips skips it, in this process, on a small thread
+pool off the event loop. A program not seen before is parsed and analyzed in a worker
+process (`service.py`, `pool.py`): one that crashes the MLIR bindings is a 400 and the
+worker is replaced; one that runs past `analysis_timeout_s` is a 400 and its worker is
+killed; when every worker is busy and the queue is full, 503 with Retry-After.
+Programs with a mesh have their own workers (XLA's partitioner is slow).
+
+Under uvicorn, `serve.http.timeouts` bounds how long a client may take to send a
+request's headers and its body (uvicorn itself bounds neither); `stablecost serve`
+uses it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI
 from fastapi.responses import Response
@@ -37,34 +42,52 @@ from ...errors import InvalidArgumentError, StablecostError, UnknownHardwareErro
 from .errors import error_response, install_error_handlers, internal_error
 from .limits import BodyLimitMiddleware
 from .schema import DEFAULT_CACHE_ENTRIES, DEFAULT_MAX_REQUEST_BYTES, PredictRequest
-from .service import Service
+from .service import (
+    DEFAULT_ANALYSIS_TIMEOUT_S,
+    DEFAULT_MESH_WORKERS,
+    Service,
+    ServiceBusy,
+)
 
 logger = logging.getLogger("stablecost.serve")
 
 
 def create_app(*, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
                cache_entries: int = DEFAULT_CACHE_ENTRIES,
-               threads: int | None = None) -> FastAPI:
+               threads: int | None = None, workers: int | None = None,
+               mesh_workers: int = DEFAULT_MESH_WORKERS,
+               analysis_timeout_s: float = DEFAULT_ANALYSIS_TIMEOUT_S,
+               worker_memory_bytes: int | Literal["auto"] | None = "auto") -> FastAPI:
     """The ASGI app. `max_request_bytes` bounds request bodies (413 above it),
-    `cache_entries` the analyzed programs kept, `threads` the worker pool (default
-    min(4, CPUs))."""
+    `cache_entries` the analyzed programs kept, `threads` the in-process pool (default
+    min(4, CPUs)), `workers` the analysis processes (default 2 to 4 by CPUs),
+    `mesh_workers` those for programs with a mesh, `analysis_timeout_s` one program's
+    analysis, `worker_memory_bytes` a worker's address space ("auto": the machine's
+    memory shared by the workers, 4 to 16 GiB; None: unlimited)."""
     from ... import __version__
 
     if max_request_bytes <= 0:
         raise InvalidArgumentError(f"max_request_bytes must be > 0, got {max_request_bytes}")
     if cache_entries < 0:
         raise InvalidArgumentError(f"cache_entries must be >= 0, got {cache_entries}")
-    if threads is not None and threads < 1:
-        raise InvalidArgumentError(f"threads must be >= 1, got {threads}")
-    service = Service(cache_entries=cache_entries, threads=threads)
+    for label, value in (("threads", threads), ("workers", workers),
+                         ("mesh_workers", mesh_workers)):
+        if value is not None and value < 1:
+            raise InvalidArgumentError(f"{label} must be >= 1, got {value}")
+    if not analysis_timeout_s > 0:
+        raise InvalidArgumentError(f"analysis_timeout_s must be > 0, got {analysis_timeout_s}")
+    service = Service(cache_entries=cache_entries, threads=threads, workers=workers,
+                      mesh_workers=mesh_workers, analysis_timeout_s=analysis_timeout_s,
+                      worker_memory_bytes=worker_memory_bytes)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        await asyncio.get_running_loop().run_in_executor(None, service.start)
-        logger.info("stablecost service ready: %d worker thread(s), cache of %d programs, "
-                    "request limit %d bytes", service.threads, cache_entries,
-                    max_request_bytes)
         try:
+            await service.start()
+            logger.info("stablecost service ready: %d thread(s), %d analysis worker(s), "
+                        "%d mesh worker(s), cache of %d programs, request limit %d bytes",
+                        service.threads, service.workers.size, service.mesh_workers.size,
+                        cache_entries, max_request_bytes)
             yield
         finally:
             service.stop()
@@ -90,6 +113,8 @@ def create_app(*, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
             (413, "request body over the size limit", "RequestTooLargeError"),
             (422, "the body does not match the schema", "RequestValidationError"),
             (500, "internal error (details in the server log)", "InternalServerError"),
+            (503, "every analysis worker is busy; retry after Retry-After seconds",
+             "ServiceUnavailable"),
         )
     }
 
@@ -103,9 +128,12 @@ def create_app(*, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     async def predict(req: PredictRequest) -> Response:
         """Predict one step of the program on each requested chip."""
         try:
-            body = await service.run(service.predict_json, req)
+            body = await service.predict(req)
         except StablecostError:
             raise
+        except ServiceBusy as exc:
+            return error_response(503, "ServiceUnavailable", str(exc),
+                                  headers={"Retry-After": "1"})
         except Exception:
             logger.exception("POST /v1/predict failed")
             return internal_error()
@@ -133,8 +161,9 @@ def create_app(*, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
 
     @app.get("/healthz", tags=["service"])
     async def healthz() -> dict[str, Any]:
-        """Liveness: version, worker threads, analysis-cache statistics."""
+        """Liveness: version, threads, worker processes, analysis-cache statistics."""
         return {"status": "ok", "version": __version__, "threads": service.threads,
-                "max_request_bytes": max_request_bytes, "cache": service.cache.stats()}
+                "max_request_bytes": max_request_bytes, "cache": service.cache.stats(),
+                "workers": service.health()}
 
     return app
