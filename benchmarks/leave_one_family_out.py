@@ -169,7 +169,7 @@ class Held:
 
 def price_held_out(programs: Programs, family: str, models: Any, hw: Any) -> Held:
     """Every fidelity's seconds for the programs of `family` (see the docstring)."""
-    from stablecost.models.cost_model import out_of_range
+    from stablecost.models.cost_model import out_of_range, step_interval
     from stablecost.models.learned import predict_kernels
 
     held = np.flatnonzero(programs.family == family)
@@ -191,12 +191,9 @@ def price_held_out(programs: Programs, family: str, models: Any, hw: Any) -> Hel
         columns["GNN alone"].append(predict_kernels(alone, analysis, hw).step_s)
         no_gnn = replace(models, step=None)
         columns["calibration"].append(predict_kernels(no_gnn, analysis, hw).step_s)
-        bounds = (models.step_interval or {}).get(result.step_source)
-        if result.step_source == "step_calibration":
-            bounds = models.calibration.interval_log_ratio
-        lo, hi = bounds if bounds is not None else (0.0, 0.0)
-        low.append(step * np.exp(lo))
-        high.append(step * np.exp(hi))
+        lo_s, hi_s = step_interval(models, result, step)    # as predict bounds it
+        low.append(step if lo_s is None else lo_s)
+        high.append(step if hi_s is None else hi_s)
         sources.append(result.step_source)
         kernel_time.append(kernel_sum)
         if result.step_source != "step_gnn":

@@ -135,17 +135,38 @@ class Learned:
             notes.append(why)
         total_s = step_s if step_s is not None else \
             learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))
-        low = high = None
-        bounds = (models.step_interval or {}).get(learned.step_source)
-        if bounds is None and learned.step_source == "step_calibration":
-            assert models.calibration is not None   # it priced the step
-            bounds = models.calibration.interval_log_ratio
-        if bounds is not None:
-            low, high = total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
+        low, high = step_interval(models, learned, total_s)
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
                               floor_s=learned.floor_s, step_s=step_s,
                               note="; ".join(n for n in notes if n), model=model,
                               step_low_s=low, step_high_s=high)
+
+
+def step_interval(models: Any, learned: Any, total_s: float
+                  ) -> tuple[float | None, float | None]:
+    """The 80 % interval of a learned step of `total_s` seconds (after any adaptation).
+
+    A step the calibration priced: its own interval, read off held-out families. A step
+    the GNN priced: the hull of the GNN's interval (from validation programs of its
+    training families) and the calibration's around the calibration's answer. Whether a
+    program is of a family the GNN knows cannot be told from the program, and on
+    families held out the GNN's own interval covered 28 % of measured steps, the hull
+    81 % (benchmarks/RESULTS.md). A kernel-sum step: the bundle's table, if it has one.
+    """
+    bounds = (models.step_interval or {}).get(learned.step_source)
+    calibration = models.calibration
+    if learned.step_source == "step_calibration" and calibration is not None:
+        bounds = calibration.interval_log_ratio
+    if bounds is None:
+        return None, None
+    low, high = total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
+    if learned.step_source == "step_gnn" and calibration is not None and \
+            learned.calibrated_s is not None and learned.step_s > 0:
+        # the calibration's answer, moved by the same adaptation as the step
+        other_s = learned.calibrated_s * total_s / learned.step_s
+        low = min(low, other_s * math.exp(calibration.interval_log_ratio[0]))
+        high = max(high, other_s * math.exp(calibration.interval_log_ratio[1]))
+    return low, high
 
 
 # A program the kernel sum prices (too small for the step GNN, or with opcodes it never

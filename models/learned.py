@@ -9,7 +9,7 @@ trained on other features is refused with a clear error instead of mispredicting
                                   many compute kernels as its smallest training program,
                                   kernels with opcodes the GNN's training programs lacked
                                   carry < 10 % of the kernel time, and the GNN agrees
-                                  with the step calibration within 2x
+                                  with the step calibration within 1.41x
               = calibration       (models/step_calibration.py) where the GNN does not
                                   price it and the program has loops or is as large as
                                   the calibration's smallest training program
@@ -128,6 +128,7 @@ class LearnedKernels:
     step_source: str                      # "step_gnn" | "step_calibration" | "kernel_sum"
     floor_s: float = 0.0                  # per-call floor included in step_s
     note: str = ""                        # the step GNN's coverage of this program
+    calibrated_s: float | None = None     # the step calibration's answer, where it has one
 
 
 @functools.cache
@@ -270,7 +271,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
             abs(math.log2(gnn_s / max(calibrated_s, 1e-30))) > GUARD_LOG2:
         why_not = (f"the step GNN's answer ({gnn_s * 1e3:.3g} ms) is "
                    f"{gnn_s / calibrated_s:.2g}x the calibration's "
-                   f"({calibrated_s * 1e3:.3g} ms), beyond the {2 ** GUARD_LOG2:.0f}x it "
+                   f"({calibrated_s * 1e3:.3g} ms), beyond the {2 ** GUARD_LOG2:.2g}x it "
                    "may differ: the program is unlike the GNN's training programs")
         gnn_s, note = None, ""
     if gnn_s is not None:
@@ -283,7 +284,8 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
     note = "; ".join(n for n in (spec_note, note) if n)
-    return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note)
+    return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
+                          calibrated_s)
 
 
 def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.ndarray,

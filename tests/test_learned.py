@@ -524,15 +524,32 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
     from stablecost.errors import ModelError
     from stablecost.models.learned import _read_step_interval
 
-    p = stablecost.predict(examples_dir / "transformer_block_train_step.mlir", "host-cpu",
+    p = stablecost.predict(examples_dir / "mlp_train_step.mlir", "host-cpu",
                            fidelity="learned")
     assert p.step_time_low_s < p.step_time_s < p.step_time_high_s
     table = json.loads((learned.bundle_path("host-cpu") / "kernel_xgb" /
                         learned.STEP_INTERVAL_FILE).read_text())
     low, high = (table["by_source"]["step_gnn"][k] for k in ("low_log_ratio", "high_log_ratio"))
-    # the GNN priced it: the bounds are the step times e^low and e^high
-    assert p.step_time_low_s == pytest.approx(p.step_time_s * np.exp(low), rel=1e-9)
-    assert p.step_time_high_s == pytest.approx(p.step_time_s * np.exp(high), rel=1e-9)
+    # the GNN priced it: the bounds are the hull of the step times e^low and e^high and
+    # of the calibration's answer times its own interval (models/cost_model.py)
+    models = learned.load_models("host-cpu")
+    out = learned.predict_kernels(models, stablecost.analyze(
+        examples_dir / "mlp_train_step.mlir"), models.spec)
+    assert out.step_source == "step_gnn" and out.calibrated_s is not None
+    scale = p.step_time_s / out.step_s            # this machine's adaptation, if any
+    c_low, c_high = models.calibration.interval_log_ratio
+    assert p.step_time_low_s == pytest.approx(min(p.step_time_s * np.exp(low),
+                                                  out.calibrated_s * scale * np.exp(c_low)),
+                                              rel=1e-9)
+    assert p.step_time_high_s == pytest.approx(max(p.step_time_s * np.exp(high),
+                                                   out.calibrated_s * scale * np.exp(c_high)),
+                                               rel=1e-9)
+    # the calibration priced it: its own interval
+    p = stablecost.predict(examples_dir / "transformer_block_train_step.mlir", "host-cpu",
+                           fidelity="learned")
+    assert any("step time from the step calibration" in n for n in p.notes)
+    assert p.step_time_low_s == pytest.approx(p.step_time_s * np.exp(c_low), rel=1e-9)
+    assert p.step_time_high_s == pytest.approx(p.step_time_s * np.exp(c_high), rel=1e-9)
     roofline = stablecost.predict(examples_dir / "mlp_train_step.mlir", "H100-SXM",
                                   fidelity="roofline")
     assert roofline.step_time_low_s is None

@@ -140,9 +140,11 @@ def test_the_gnn_is_set_aside_when_it_strays_from_the_calibration(examples_dir):
     assert calibrated == pytest.approx(sum(
         k.count * t for k, t in zip(analysis.kernels, alone.time_s)
         if k in chosen))
-    near = dataclasses.replace(base, step=_Gnn(calibrated * 1.5), calibration=calibration)
+    near = dataclasses.replace(base, step=_Gnn(calibrated * 2 ** (GUARD_LOG2 / 2)),
+                               calibration=calibration)
     out = learned.predict_kernels(near, analysis, hw)
-    assert out.step_source == "step_gnn" and out.step_s == pytest.approx(calibrated * 1.5)
+    assert out.step_source == "step_gnn"
+    assert out.step_s == pytest.approx(calibrated * 2 ** (GUARD_LOG2 / 2))
     far = dataclasses.replace(base, step=_Gnn(calibrated * 2 ** (GUARD_LOG2 + 0.5)),
                               calibration=calibration)
     out = learned.predict_kernels(far, analysis, hw)
