@@ -1,6 +1,6 @@
 """How the learned step is routed, on the test split of the shipped data: the step GNN
-alone, the step calibration alone, the shipped routing (the GNN guarded by the
-calibration), and the roofline, on the same programs, then the guard's threshold swept.
+alone, the step calibration alone, the shipped routing (their blend by agreement), and
+the roofline, on the same programs, then the blend's width and a hard switch swept.
 
     .venv/bin/python benchmarks/step_routing.py [--data data/cpu]
 
@@ -29,7 +29,7 @@ def main() -> None:
     from stablecost.models.cost_model import step_interval
     from stablecost.models.learned import load_models, predict_kernels
     from stablecost.models.roofline import kernel_times
-    from stablecost.models.step_calibration import GUARD_LOG2
+    from stablecost.models.step_calibration import BLEND_LOG2
     from stablecost.train.data import dataset_hardware, load_frame, pick_dataset
 
     dataset = pick_dataset(args.data, None)
@@ -63,18 +63,23 @@ def main() -> None:
     print(f"Test split of {dataset.name}: {len(m)} programs\n")
     print("| step priced by | MAPE |\n|---|---:|")
     for name, values in (("GNN alone", gnn), ("calibration alone", calibration),
-                         (f"shipped routing (guard {2 ** GUARD_LOG2:.2g}x; "
-                          f"{sources.count('step_gnn')} by the GNN)", shipped),
+                         (f"shipped routing (blend, GNN weight 0 at "
+                          f"{2 ** BLEND_LOG2:.2g}x apart)", shipped),
                          ("roofline", roofline)):
         print(f"| {name} | {mape(values)} |")
     print(f"\nShare of measured steps inside the shipped routing's 80 % interval: "
           f"{np.mean(inside):.0%}")
-    print("\n| guard: set the GNN aside beyond | programs diverted | MAPE |\n|---|---:|---:|")
+    print("\n| routing | programs on the calibration alone | MAPE |\n|---|---:|---:|")
     g, c = np.array(gnn), np.array(calibration)
+    apart = np.abs(np.log2(g / c))
     for t in THRESHOLDS_LOG2:
-        use = np.abs(np.log2(g / c)) > t
-        print(f"| {2 ** t:.2f}x | {use.mean():.0%} | {mape(np.where(use, c, g))} |")
-
+        use = apart > t
+        print(f"| switch to the calibration beyond {2 ** t:.2f}x | {use.mean():.0%} | "
+              f"{mape(np.where(use, c, g))} |")
+    for t in THRESHOLDS_LOG2:
+        w = np.clip(1 - apart / t, 0, 1)
+        print(f"| blend, GNN weight 0 at {2 ** t:.2f}x | {np.mean(w == 0):.0%} | "
+              f"{mape(g ** w * c ** (1 - w))} |")
 
 if __name__ == "__main__":
     main()

@@ -147,26 +147,32 @@ def step_interval(models: Any, learned: Any, total_s: float
     """The 80 % interval of a learned step of `total_s` seconds (after any adaptation).
 
     A step the calibration priced: its own interval, read off held-out families. A step
-    the GNN priced: the hull of the GNN's interval (from validation programs of its
-    training families) and the calibration's around the calibration's answer. Whether a
-    program is of a family the GNN knows cannot be told from the program, and on
-    families held out the GNN's own interval covered 28 % of measured steps, the hull
-    81 % (benchmarks/RESULTS.md). A kernel-sum step: the bundle's table, if it has one.
+    the GNN priced, alone or blended with the calibration: the hull of the GNN's
+    interval (from validation programs of its training families) around the GNN's
+    answer and the calibration's around the calibration's. Whether a program is of a
+    family the GNN knows cannot be told from the program, and on families held out the
+    GNN's own interval covered 28 % of measured steps, the hull 81 %
+    (benchmarks/RESULTS.md). A kernel-sum step: the bundle's table, if it has one.
     """
-    bounds = (models.step_interval or {}).get(learned.step_source)
-    calibration = models.calibration
-    if learned.step_source == "step_calibration" and calibration is not None:
-        bounds = calibration.interval_log_ratio
+    source, calibration = learned.step_source, models.calibration
+    table = models.step_interval or {}
+    scale = total_s / learned.step_s if learned.step_s > 0 else 1.0   # the adaptation
+    if source == "step_calibration" and calibration is not None:
+        lo, hi = calibration.interval_log_ratio
+        return total_s * math.exp(lo), total_s * math.exp(hi)
+    if source in ("step_gnn", "step_blend") and "step_gnn" in table:
+        lo, hi = table["step_gnn"]
+        gnn_s = (learned.gnn_s if learned.gnn_s is not None else learned.step_s) * scale
+        low, high = gnn_s * math.exp(lo), gnn_s * math.exp(hi)
+        if calibration is not None and learned.calibrated_s is not None:
+            other_s = learned.calibrated_s * scale
+            low = min(low, other_s * math.exp(calibration.interval_log_ratio[0]))
+            high = max(high, other_s * math.exp(calibration.interval_log_ratio[1]))
+        return low, high
+    bounds = table.get(source)
     if bounds is None:
         return None, None
-    low, high = total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
-    if learned.step_source == "step_gnn" and calibration is not None and \
-            learned.calibrated_s is not None and learned.step_s > 0:
-        # the calibration's answer, moved by the same adaptation as the step
-        other_s = learned.calibrated_s * total_s / learned.step_s
-        low = min(low, other_s * math.exp(calibration.interval_log_ratio[0]))
-        high = max(high, other_s * math.exp(calibration.interval_log_ratio[1]))
-    return low, high
+    return total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
 
 
 # A program the kernel sum prices (too small for the step GNN, or with opcodes it never

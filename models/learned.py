@@ -5,20 +5,23 @@ optionally `step_gnn/` (the per-step GNN). Bundles ship in the package under
 `models/bundled/<hardware slug>/`; each one's metadata is checked on load, so a model
 trained on other features is refused with a clear error instead of mispredicting.
 
-    step time = GNN(program)      when a step GNN exists, the program has at least as
-                                  many compute kernels as its smallest training program,
-                                  kernels with opcodes the GNN's training programs lacked
-                                  carry < 10 % of the kernel time, and the GNN agrees
-                                  with the step calibration within 1.41x
-              = calibration       (models/step_calibration.py) where the GNN does not
-                                  price it and the program has loops or is as large as
-                                  the calibration's smallest training program
+    step time = blend(GNN, calibration)   where both price it: their geometric mean,
+                                          the GNN's weight falling from 1 when they agree
+                                          to 0 at 4x apart (models/step_calibration.py)
+              = GNN(program)              when a step GNN exists (the program has at
+                                          least as many compute kernels as its smallest
+                                          training program, and kernels with opcodes
+                                          its training programs lacked carry < 10 % of
+                                          the kernel time) and there is no calibration
+              = calibration               where the GNN does not price it and the
+                                          program has loops or is as large as the
+                                          calibration's smallest training program
               = floor + sum(count x kernel time)   otherwise (`note` says why)
 
 The GNN fits its training families closely and extrapolates badly to new ones (held
 out by family it was worse than the roofline on 5 of 18); the calibration is five
 numbers over the same kernel predictions and holds its accuracy on families it never
-saw, so it is both the fallback and the GNN's guard.
+saw, so it is both the fallback and the GNN's counterweight.
 
 The models read the chip through the spec they were trained with (the bundle's
 `hardware.toml`), not through whatever `hardware calibrate` measured last: on a shared
@@ -51,7 +54,7 @@ from ..hardware.fingerprint import cpu_identity, differences
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
-from .step_calibration import GUARD_LOG2, kernel_groups
+from .step_calibration import blend, gnn_weight, kernel_groups
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
 # The step GNN learned from whole training steps; a program smaller than the smallest
@@ -125,10 +128,12 @@ class LearnedKernels:
     low_s: np.ndarray
     high_s: np.ndarray
     step_s: float
-    step_source: str                      # "step_gnn" | "step_calibration" | "kernel_sum"
+    # "step_blend" (GNN and calibration) | "step_gnn" | "step_calibration" | "kernel_sum"
+    step_source: str
     floor_s: float = 0.0                  # per-call floor included in step_s
     note: str = ""                        # the step GNN's coverage of this program
     calibrated_s: float | None = None     # the step calibration's answer, where it has one
+    gnn_s: float | None = None            # the step GNN's answer, where it has one
 
 
 @functools.cache
@@ -267,14 +272,17 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                                                      chosen_counts)
         gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
                                          time_s[chosen], chosen_counts)
-    if gnn_s is not None and calibrated_s is not None and \
-            abs(math.log2(gnn_s / max(calibrated_s, 1e-30))) > GUARD_LOG2:
-        why_not = (f"the step GNN's answer ({gnn_s * 1e3:.3g} ms) is "
-                   f"{gnn_s / calibrated_s:.2g}x the calibration's "
-                   f"({calibrated_s * 1e3:.3g} ms), beyond the {2 ** GUARD_LOG2:.2g}x it "
-                   "may differ: the program is unlike the GNN's training programs")
-        gnn_s, note = None, ""
-    if gnn_s is not None:
+    if gnn_s is not None and calibrated_s is not None:
+        weight = gnn_weight(gnn_s, calibrated_s)
+        step_s, source = blend(gnn_s, calibrated_s), "step_blend"
+        if weight < 0.5:
+            note = "; ".join(n for n in (note, (
+                f"the step GNN's answer ({gnn_s * 1e3:.3g} ms) is "
+                f"{gnn_s / calibrated_s:.2g}x the step calibration's "
+                f"({calibrated_s * 1e3:.3g} ms): the program looks unlike the GNN's "
+                f"training programs, and the step leans on the calibration (GNN weight "
+                f"{weight:.2f})")) if n)
+    elif gnn_s is not None:
         step_s, source = gnn_s, "step_gnn"
     elif calibrated_s is not None:
         step_s, source = calibrated_s, "step_calibration"
@@ -285,7 +293,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
             note = f"step time is the sum of the learned kernel times: {why_not}"
     note = "; ".join(n for n in (spec_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
-                          calibrated_s)
+                          calibrated_s, gnn_s)
 
 
 def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.ndarray,

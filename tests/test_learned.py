@@ -499,6 +499,9 @@ def test_a_small_loop_program_is_priced_by_the_calibration_or_else_the_roofline(
     analysis = stablecost.analyze(text)
     out = learned_module.predict_kernels(models, analysis, models.spec)
     assert out.step_source == "step_calibration"
+    low, high = models.calibration.interval_log_ratio     # its own 80 % interval
+    assert learned.step_time_low_s == pytest.approx(learned.step_time_s * np.exp(low))
+    assert learned.step_time_high_s == pytest.approx(learned.step_time_s * np.exp(high))
     assert learned.step_time_s < models.floor_s + sum(
         k.count * t for k, t in zip(analysis.kernels, out.time_s))
     # without a calibration, the roofline
@@ -530,26 +533,21 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
     table = json.loads((learned.bundle_path("host-cpu") / "kernel_xgb" /
                         learned.STEP_INTERVAL_FILE).read_text())
     low, high = (table["by_source"]["step_gnn"][k] for k in ("low_log_ratio", "high_log_ratio"))
-    # the GNN priced it: the bounds are the hull of the step times e^low and e^high and
-    # of the calibration's answer times its own interval (models/cost_model.py)
+    # the GNN and the calibration priced it: the bounds are the hull of the GNN's answer
+    # times e^low and e^high and of the calibration's times its own interval
+    # (models/cost_model.py)
     models = learned.load_models("host-cpu")
     out = learned.predict_kernels(models, stablecost.analyze(
         examples_dir / "mlp_train_step.mlir"), models.spec)
-    assert out.step_source == "step_gnn" and out.calibrated_s is not None
+    assert out.step_source == "step_blend" and out.calibrated_s is not None
     scale = p.step_time_s / out.step_s            # this machine's adaptation, if any
     c_low, c_high = models.calibration.interval_log_ratio
-    assert p.step_time_low_s == pytest.approx(min(p.step_time_s * np.exp(low),
+    assert p.step_time_low_s == pytest.approx(min(out.gnn_s * scale * np.exp(low),
                                                   out.calibrated_s * scale * np.exp(c_low)),
                                               rel=1e-9)
-    assert p.step_time_high_s == pytest.approx(max(p.step_time_s * np.exp(high),
+    assert p.step_time_high_s == pytest.approx(max(out.gnn_s * scale * np.exp(high),
                                                    out.calibrated_s * scale * np.exp(c_high)),
                                                rel=1e-9)
-    # the calibration priced it: its own interval
-    p = stablecost.predict(examples_dir / "transformer_block_train_step.mlir", "host-cpu",
-                           fidelity="learned")
-    assert any("step time from the step calibration" in n for n in p.notes)
-    assert p.step_time_low_s == pytest.approx(p.step_time_s * np.exp(c_low), rel=1e-9)
-    assert p.step_time_high_s == pytest.approx(p.step_time_s * np.exp(c_high), rel=1e-9)
     roofline = stablecost.predict(examples_dir / "mlp_train_step.mlir", "H100-SXM",
                                   fidelity="roofline")
     assert roofline.step_time_low_s is None

@@ -16,10 +16,11 @@ from stablecost.models import learned
 from stablecost.models.features import FEATURES
 from stablecost.models.manifest import write_manifest
 from stablecost.models.step_calibration import (
+    BLEND_LOG2,
     GROUPS,
-    GUARD_LOG2,
     MIN_GROUP_SHARE,
     StepCalibration,
+    gnn_weight,
     kernel_groups,
 )
 from stablecost.train.step_calibration import (
@@ -127,7 +128,7 @@ class _Gnn:
         return np.full(len(graphs), self.seconds)
 
 
-def test_the_gnn_is_set_aside_when_it_strays_from_the_calibration(examples_dir):
+def test_the_step_blends_the_gnn_and_the_calibration_by_their_agreement(examples_dir):
     analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
     base = learned.load_models("host-cpu")
     hw = base.spec
@@ -136,20 +137,32 @@ def test_the_gnn_is_set_aside_when_it_strays_from_the_calibration(examples_dir):
                                                         calibration=calibration), analysis, hw)
     assert alone.step_source == "step_calibration"
     calibrated = alone.step_s
-    chosen = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
     assert calibrated == pytest.approx(sum(
         k.count * t for k, t in zip(analysis.kernels, alone.time_s)
-        if k in chosen))
-    near = dataclasses.replace(base, step=_Gnn(calibrated * 2 ** (GUARD_LOG2 / 2)),
-                               calibration=calibration)
-    out = learned.predict_kernels(near, analysis, hw)
-    assert out.step_source == "step_gnn"
-    assert out.step_s == pytest.approx(calibrated * 2 ** (GUARD_LOG2 / 2))
-    far = dataclasses.replace(base, step=_Gnn(calibrated * 2 ** (GUARD_LOG2 + 0.5)),
-                              calibration=calibration)
-    out = learned.predict_kernels(far, analysis, hw)
-    assert out.step_source == "step_calibration" and out.step_s == pytest.approx(calibrated)
-    assert "unlike the GNN's training programs" in out.note
+        if k.kind != "collective" and k.priced))
+
+    def priced(ratio):
+        models = dataclasses.replace(base, step=_Gnn(calibrated * ratio),
+                                     calibration=calibration)
+        return learned.predict_kernels(models, analysis, hw)
+
+    same = priced(1.0)
+    assert same.step_source == "step_blend" and same.step_s == pytest.approx(calibrated)
+    assert "unlike the GNN" not in same.note
+    # 2x apart: the GNN weighs 1 - 1/BLEND_LOG2, the geometric blend lies between
+    out = priced(2.0)
+    w = 1 - 1 / BLEND_LOG2
+    assert gnn_weight(2 * calibrated, calibrated) == pytest.approx(w)
+    assert out.step_s == pytest.approx(calibrated * 2 ** w)
+    assert out.gnn_s == pytest.approx(2 * calibrated) and out.calibrated_s == calibrated
+    # as far apart as BLEND_LOG2 or more: the calibration alone, and the note says why
+    for ratio in (2 ** BLEND_LOG2, 2 ** -(BLEND_LOG2 + 1)):
+        out = priced(ratio)
+        assert out.step_s == pytest.approx(calibrated)
+        assert "looks unlike the GNN's training programs" in out.note
+    # the blend moves monotonically with the GNN's answer up to where it lets go
+    steps = [priced(r).step_s for r in (1.0, 1.2, 1.5, 1.8)]
+    assert steps == sorted(steps)
 
 
 def test_small_loop_free_programs_keep_the_kernel_sum_and_loops_take_the_calibration(
