@@ -318,7 +318,7 @@ def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.
             return None, (f"kernels with {shown}, which the step GNN's training programs "
                           f"never had, carry {share:.0%} of it"), ""
         note = (f"the step GNN's training programs never had {shown} (kernels "
-                f"with {share:.1%} of the kernel time); the GNN priced the step")
+                f"with {share:.1%} of the kernel time); the GNN still took part in the step")
     from .gnn.graph import graph_from_parts, kernel_edges
 
     # the kernel features and predictions are the GNN's node inputs
