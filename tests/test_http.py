@@ -311,6 +311,13 @@ def test_invalid_json_and_missing_content_type_are_422(server):
     assert_error(request(server + "/v1/predict", "POST",
                          json.dumps({"program": "x", "hardware": "H100-SXM"}).encode()),
                  422, "RequestValidationError", "Content-Type: application/json")
+    # bytes that are not UTF-8 are not JSON either (FastAPI alone: a bare 400)
+    error = assert_error(request(server + "/v1/predict", "POST",
+                                 b'{"program": "\xff\xfe", "hardware": "L4"}',
+                                 {"Content-Type": "application/json"}),
+                         422, "RequestValidationError", r"not UTF-8 \(byte 0xff at 13\)")
+    assert error["details"] == [{"loc": [], "msg": error["message"].split("body: ", 1)[1],
+                                 "type": "json_invalid"}]
 
 
 def test_oversized_request_is_413(server):
