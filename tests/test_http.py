@@ -221,6 +221,22 @@ def test_fifty_concurrent_clients(server, capsys):
     assert cache["misses"] - misses_before == len(programs)
 
 
+def test_the_adversarial_mix_gets_only_the_expected_statuses(server, capsys):
+    """`benchmarks/http_load.py --mix adversarial`, briefly: every hostile class and
+    the valid programs, each answer's status checked by the benchmark itself."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import http_load
+
+    code = http_load.main(["--url", server, "--mix", "adversarial", "--clients", "2",
+                           "--requests", "40", "--duration", "60", "--pool", "2",
+                           "--invalid-share", "0.6", "--seed", "3",
+                           "--max-request-mb", str(LIMIT_BYTES / 1024 ** 2)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"^\| all \| 40 \| - \| .* \| 0 \|", out, re.M), out
+    assert "/healthz afterwards: ok" in out
+
+
 def test_a_program_with_a_mesh_is_partitioned_in_a_worker_like_in_process(server):
     import stablecost
 
