@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classes", default=None,
                         help="--mix: the invalid classes (comma-separated; default all "
                              "but the slow ones)")
+    parser.add_argument("--unique-names", action="store_true",
+                        help="--mix: every hostile program new content (a worker call "
+                             "each; default: repeats of a fixed pool, some coalesce)")
     parser.add_argument("--max-request-mb", type=float, default=2.0,
                         help="--mix: the server's body limit (passed to the server it "
                              "starts; the oversized bodies are just over it)")
@@ -151,7 +154,8 @@ def run_mix_mode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
                     return 1
         before = health(url)
         result = http_mix.run_mix(host, port, pools, args.invalid_share, args.clients,
-                                  args.duration, args.requests, args.seed)
+                                  args.duration, args.requests, args.seed,
+                                  args.unique_names)
         after = health(url)
     finally:
         if server is not None:
@@ -160,6 +164,7 @@ def run_mix_mode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> i
     worker_classes = [c for c in pools if c in http_mix.WORKER_CLASSES]
     result.update(
         invalid_share=args.invalid_share, clients=args.clients, url=url, seed=args.seed,
+        unique_names=args.unique_names,
         invalid_classes=classes, load_before=load_before,
         load_after=" ".join(f"{x:.2f}" for x in os.getloadavg()),
         worker_calls=None if None in calls else calls[1] - calls[0],  # type: ignore[operator]

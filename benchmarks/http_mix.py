@@ -31,11 +31,16 @@ Classes and the statuses they must get (anything else, a 503 included, is unexpe
 queue bound (64), and the wait bound (60 s) is reached only if the workers stall.
 
 What it measures. The analysis cache keeps successes only, so a hostile program is
-sent to a worker process every time it arrives; each pool entry of the worker classes
-carries its own `name` (part of the cache key), so the same body is rarely in flight
-twice, and two identical requests in flight at once would share one analysis (the
-service's single flight): /healthz's worker counters, before and after, give the
-worker calls made. The valid requests hit programs analyzed in the warm-up (one
+sent to a worker process every time it arrives, unless the same body is in flight
+already: requests for one program key (its bytes, name and mesh) that arrive while it
+is being analyzed, or waits for a worker, share that one analysis (the service's
+single flight). Each pool entry of the worker classes carries its own `name` (part of
+the key), but with 16 per class and requests waiting for a worker for hundreds of ms
+under 50 clients, a good share of the repeats still coalesce: /healthz's worker
+counters, before and after, give the worker calls made. `--unique-names` writes the
+request's number into each worker-class body's name as it is sent (off the clock):
+then every hostile request is new content and costs a worker call, the worst case.
+The valid requests hit programs analyzed in the warm-up (one
 request per example before the clock): they measure the cached path while the
 workers chew on the hostile ones, on the same cores.
 
@@ -100,6 +105,14 @@ class Req:
     how: str = "plain"
     announce: int = 0
 
+    def renamed(self, n: int) -> bytes:
+        """The body with "#n " before its program's name (a worker class's body starts
+        with the name): new content for the analysis cache, the same program."""
+        head = b'{"name": "'
+        if self.cls not in WORKER_CLASSES or not self.body.startswith(head):
+            return self.body
+        return head + b"#%d " % n + self.body[len(head):]
+
 
 def _json(body: object) -> bytes:
     return json.dumps(body).encode()
@@ -108,7 +121,8 @@ def _json(body: object) -> bytes:
 def _program(cls: str, label: str, data: bytes, expected: int = 400,
              name: str | None = None) -> Req:
     """A program request: text when it is UTF-8, else base64."""
-    body: dict = {"hardware": "H100-SXM", "name": name or label}
+    body: dict = {"name": name or label, "hardware": "H100-SXM"}   # the name first:
+    # `renamed` makes the body new content by writing into it
     try:
         body["program"] = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -228,8 +242,11 @@ def build_pools(classes: list[str], pool: int, seed: int,
     return pools
 
 
-def send(conn: http.client.HTTPConnection, req: Req) -> tuple[int, bytes, str]:
-    """(status, payload, Retry-After) of one request on `conn`."""
+def send(conn: http.client.HTTPConnection, req: Req,
+         body: bytes | None = None) -> tuple[int, bytes, str]:
+    """(status, payload, Retry-After) of one request on `conn` (`body`: instead of
+    the request's own)."""
+    body = req.body if body is None else body
     if req.how == "announced":
         conn.putrequest("POST", "/v1/predict")
         for key, value in req.headers:
@@ -237,11 +254,11 @@ def send(conn: http.client.HTTPConnection, req: Req) -> tuple[int, bytes, str]:
         conn.putheader("Content-Length", str(req.announce))
         conn.endheaders()
     elif req.how == "chunked":
-        chunks = (req.body[i:i + 65536] for i in range(0, len(req.body), 65536))
+        chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
         conn.request("POST", "/v1/predict", body=chunks, encode_chunked=True,
                      headers=dict(req.headers))
     else:
-        conn.request("POST", "/v1/predict", body=req.body, headers=dict(req.headers))
+        conn.request("POST", "/v1/predict", body=body, headers=dict(req.headers))
     resp = conn.getresponse()
     payload = resp.read()
     if req.how == "announced":   # the body it announced never follows: start afresh
@@ -272,9 +289,11 @@ class Tally:
 
 
 def run_mix(host: str, port: int, pools: dict[str, list[Req]], invalid_share: float,
-            clients: int, duration_s: float, max_requests: int | None, seed: int) -> dict:
+            clients: int, duration_s: float, max_requests: int | None, seed: int,
+            unique_names: bool = False) -> dict:
     """`clients` keep-alive clients drawing from `pools` until the duration or the
-    request count is reached; every answer checked against its request's expected set."""
+    request count is reached; every answer checked against its request's expected set.
+    `unique_names`: each request of a worker class renamed, so new content."""
     invalid = sorted(c for c in pools if c != VALID)
     tally = Tally()
     issued = [0]
@@ -282,12 +301,13 @@ def run_mix(host: str, port: int, pools: dict[str, list[Req]], invalid_share: fl
     start = threading.Barrier(clients + 1)
     deadline = [0.0]
 
-    def take() -> bool:
+    def take() -> int:
+        """The request's number from 1, or 0: no more."""
         with lock:
             if max_requests is not None and issued[0] >= max_requests:
-                return False
+                return 0
             issued[0] += 1
-            return True
+            return issued[0]
 
     def client(index: int) -> None:
         rng = random.Random(seed * 1_000_003 + index)
@@ -299,13 +319,14 @@ def run_mix(host: str, port: int, pools: dict[str, list[Req]], invalid_share: fl
         samples: list[str] = []
         start.wait()
         try:
-            while time.perf_counter() < deadline[0] and take():
+            while time.perf_counter() < deadline[0] and (n := take()):
                 cls = VALID if not invalid or rng.random() >= invalid_share \
                     else rng.choice(invalid)
                 req = rng.choice(pools[cls])
+                body = req.renamed(n) if unique_names else req.body
                 t0 = time.perf_counter()
                 try:
-                    status, payload, retry_after = send(conn, req)
+                    status, payload, retry_after = send(conn, req, body)
                 except (OSError, http.client.HTTPException) as exc:
                     failures[cls] += 1
                     samples.append(f"{cls} / {req.label}: {type(exc).__name__}: {exc}")
@@ -378,7 +399,9 @@ def worker_calls(health: dict | None) -> int | None:
 
 
 def print_mix(r: dict) -> None:
-    print(f"POST /v1/predict, adversarial mix: {r['invalid_share']:.0%} invalid, "
+    names = "every hostile program new content" if r["unique_names"] else \
+        "a fixed pool of bodies per class"
+    print(f"POST /v1/predict, adversarial mix: {r['invalid_share']:.0%} invalid ({names}), "
           f"{r['clients']} clients, {r['elapsed_s']:.1f} s, {r['url']} "
           f"(machine: {os.cpu_count()} CPUs, load average before {r['load_before']}, "
           f"after {r['load_after']})")
