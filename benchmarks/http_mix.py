@@ -48,8 +48,8 @@ Left out by default (name them in --classes to add them): `call-fan-out` (40
 functions calling the next twice: refused only when the walk has inlined the 1,000,000
 ops of STABLECOST_MAX_OPS, ~19 s of a worker each), `slow-flips` (a flip that hangs
 the reader until the 60 s analysis timeout, and one that takes ~4 s to crash). With
-them in a 50-client mix the two workers are held for seconds at a time and the
-latencies measure that budget, not the service.
+call-fan-out in a 50-client mix the two workers are held for tens of seconds and the
+requests queued behind them get 503 after the 60 s wait (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
