@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/http_load.py [--clients 50] [--duration 10] [--requests N]
         [--program examples/programs/transformer_block_train_step.mlir]
         [--hardware H100-SXM,TPU-v5e,...] [--threads N] [--no-cache] [--url URL] [--json]
+    .venv/bin/python benchmarks/http_load.py --mix adversarial --invalid-share 0.45 ...
 
 Starts `stablecost serve` on a free loopback port (unless --url points at a running
 server), sends one warm-up request (parses the program once: the cold latency), then
@@ -16,6 +17,11 @@ throughput and latency percentiles; exits 1 if any request failed.
 The clients run in this process and share the machine with the server: on a 2-core
 machine they take a good part of it. Run on an idle machine and read the numbers as a
 lower bound on what the server alone could do.
+
+`--mix adversarial` sends valid predictions of every example program mixed with the
+hostile classes of `adversarial_corpus.py` and checks each answer's status against
+its class's expected set (see `http_mix.py`); it prints a table per class and exits 1
+on any unexpected status, any request without an answer, or /healthz failing after.
 """
 
 from __future__ import annotations
@@ -57,10 +63,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", default=None,
                         help="load an already running server instead of starting one")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--mix", choices=("adversarial",), default=None,
+                        help="valid and hostile requests mixed (see http_mix.py)")
+    parser.add_argument("--invalid-share", type=float, default=0.45,
+                        help="--mix: the share of invalid requests (default 0.45)")
+    parser.add_argument("--seed", type=int, default=0, help="--mix: the seed")
+    parser.add_argument("--pool", type=int, default=16,
+                        help="--mix: bodies per worker class, each with its own name")
+    parser.add_argument("--classes", default=None,
+                        help="--mix: the invalid classes (comma-separated; default all "
+                             "but the slow ones)")
+    parser.add_argument("--unique-names", action="store_true",
+                        help="--mix: every hostile program new content (a worker call "
+                             "each; default: repeats of a fixed pool, some coalesce)")
+    parser.add_argument("--max-request-mb", type=float, default=2.0,
+                        help="--mix: the server's body limit (passed to the server it "
+                             "starts; the oversized bodies are just over it)")
     args = parser.parse_args(argv)
     if args.clients < 1 or args.duration <= 0 or (args.requests is not None
                                                    and args.requests < 1):
         parser.error("--clients, --duration and --requests must be positive")
+
+    if args.mix:
+        if not 0 <= args.invalid_share <= 1 or args.pool < 1:
+            parser.error("--invalid-share must be in [0, 1] and --pool positive")
+        return run_mix_mode(args, parser)
 
     chips = [c.strip() for c in args.hardware.split(",") if c.strip()]
     text = args.program.read_text()
@@ -93,6 +120,72 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_table(result)
     return 1 if result["errors"] else 0
+
+
+def run_mix_mode(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    import http_mix
+
+    classes = (list(http_mix.DEFAULT_CLASSES) if args.classes is None else
+               [c.strip() for c in args.classes.split(",") if c.strip()])
+    known = (*http_mix.DEFAULT_CLASSES, *http_mix.OPT_IN_CLASSES)
+    if any(c not in known for c in classes):
+        parser.error(f"--classes: one of {', '.join(known)}")
+    max_bytes = int(args.max_request_mb * 1024 * 1024)
+    pools = http_mix.build_pools(classes, args.pool, args.seed, max_bytes)
+    load_before = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    server = None
+    url = args.url
+    if url is None:
+        extra = ("--max-request-mb", f"{args.max_request_mb:g}")
+        server, url = start_server(args.threads, args.no_cache, extra)
+    try:
+        target = urlsplit(url)
+        host, port = target.hostname or "127.0.0.1", target.port or 80
+        wait_healthy(url, server)
+        seen = set()
+        for req in pools[http_mix.VALID]:   # each example analyzed once, off the clock
+            program = req.label.split(" on ")[0]
+            if program not in seen:
+                seen.add(program)
+                status, payload = post(host, port, req.body)
+                if status != 200:
+                    sys.stderr.write(f"warm-up {req.label}: HTTP {status}: "
+                                     f"{payload[:300]!r}\n")
+                    return 1
+        before = health(url)
+        result = http_mix.run_mix(host, port, pools, args.invalid_share, args.clients,
+                                  args.duration, args.requests, args.seed,
+                                  args.unique_names)
+        after = health(url)
+    finally:
+        if server is not None:
+            stop_server(server)
+    calls = [http_mix.worker_calls(h) for h in (before, after)]
+    worker_classes = [c for c in pools if c in http_mix.WORKER_CLASSES]
+    result.update(
+        invalid_share=args.invalid_share, clients=args.clients, url=url, seed=args.seed,
+        unique_names=args.unique_names,
+        invalid_classes=classes, load_before=load_before,
+        load_after=" ".join(f"{x:.2f}" for x in os.getloadavg()),
+        worker_calls=None if None in calls else calls[1] - calls[0],  # type: ignore[operator]
+        worker_requests=sum(result["classes"][c]["sent"] for c in worker_classes),
+        healthy_after=after is not None, health_after=after)
+    if args.json:
+        json.dump(result, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        http_mix.print_mix(result)
+    total = result["classes"]["all"]
+    return 1 if total["unexpected"] or total["failures"] or after is None else 0
+
+
+def health(url: str) -> dict | None:
+    """/healthz as JSON, or None when it does not answer 200."""
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=30) as resp:
+            return json.loads(resp.read()) if resp.status == 200 else None
+    except (OSError, ValueError):
+        return None
 
 
 def start_server(threads: int | None, no_cache: bool,

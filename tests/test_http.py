@@ -221,6 +221,22 @@ def test_fifty_concurrent_clients(server, capsys):
     assert cache["misses"] - misses_before == len(programs)
 
 
+def test_the_adversarial_mix_gets_only_the_expected_statuses(server, capsys):
+    """`benchmarks/http_load.py --mix adversarial`, briefly: every hostile class and
+    the valid programs, each answer's status checked by the benchmark itself."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import http_load
+
+    code = http_load.main(["--url", server, "--mix", "adversarial", "--clients", "2",
+                           "--requests", "40", "--duration", "60", "--pool", "2",
+                           "--invalid-share", "0.6", "--seed", "3",
+                           "--max-request-mb", str(LIMIT_BYTES / 1024 ** 2)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert re.search(r"^\| all \| 40 \| - \| .* \| 0 \|", out, re.M), out
+    assert "/healthz afterwards: ok" in out
+
+
 def test_a_program_with_a_mesh_is_partitioned_in_a_worker_like_in_process(server):
     import stablecost
 
@@ -311,6 +327,13 @@ def test_invalid_json_and_missing_content_type_are_422(server):
     assert_error(request(server + "/v1/predict", "POST",
                          json.dumps({"program": "x", "hardware": "H100-SXM"}).encode()),
                  422, "RequestValidationError", "Content-Type: application/json")
+    # bytes that are not UTF-8 are not JSON either (FastAPI alone: a bare 400)
+    error = assert_error(request(server + "/v1/predict", "POST",
+                                 b'{"program": "\xff\xfe", "hardware": "L4"}',
+                                 {"Content-Type": "application/json"}),
+                         422, "RequestValidationError", r"not UTF-8 \(byte 0xff at 13\)")
+    assert error["details"] == [{"loc": [], "msg": error["message"].split("body: ", 1)[1],
+                                 "type": "json_invalid"}]
 
 
 def test_oversized_request_is_413(server):

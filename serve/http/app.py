@@ -12,8 +12,9 @@ Endpoints:
 
 Errors are JSON `{"error": {"type": "<ErrorClass>", "message": "..."}}`: a
 `StablecostError` caused by the request is 400 (404 for an unknown chip in the path),
-a body over the size limit 413, a body that does not match the schema 422, and
-anything else 500 with a generic message (the traceback goes to the server log).
+a body over the size limit 413, a body that is not JSON (UTF-8) or does not match the
+schema 422, and anything else 500 with a generic message (the traceback goes to the
+server log).
 
 Parsing is the expensive part of a prediction, so analyzed programs are kept in a
 bounded LRU keyed by the sha256 of the program bytes (plus its name and mesh):

@@ -78,6 +78,16 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        cause = exc.__cause__
+        if exc.status_code == 400 and isinstance(cause, UnicodeDecodeError):
+            # FastAPI answers a body that is not UTF-8 with a bare 400 ("There was an
+            # error parsing the body"); it is JSON that does not decode, like "{not json"
+            msg = (f"not UTF-8 (byte 0x{cause.object[cause.start]:02x} at {cause.start}), "
+                   "so not JSON: the body must be a JSON object sent with Content-Type: "
+                   "application/json")
+            return error_response(422, "RequestValidationError",
+                                  f"invalid request: body: {msg}",
+                                  [{"loc": [], "msg": msg, "type": "json_invalid"}])
         try:
             phrase = HTTPStatus(exc.status_code).phrase
         except ValueError:
