@@ -20,7 +20,8 @@ Prints two Markdown tables with the date and commit:
   `ProgramCache`); the first predict of an analysis also builds what every chip shares,
   so a predict on another chip for the same mesh costs only the later-predict column.
 
-`--quick` keeps the smallest model of each kind. Runs in about 2 minutes on 2 shared cores.
+`--quick` keeps the smallest model of each kind. Runs in 2 to 3 minutes on 2 shared
+cores, in under 1 GB of memory.
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ state is split over the "fsdp" axis along its model dimension, the batch along t
 axis, and the activations are held batch-sharded, so the partitioner all-gathers the
 weights of each layer and reduce-scatters their gradients.
 
+Attention is the plain formulation (the scores of every head materialized, as
+`jax.nn.dot_product_attention(implementation="xla")`): StableHLO has no portable fused
+attention op, so at sequence 4,096 the step is memory-bound where MaxText's flash
+attention is not (benchmarks/RESULTS.md, "Workloads").
+
 Nothing is allocated: the arguments are `jax.ShapeDtypeStruct`s whose `sharding` is a
 bare `PartitionSpec`, lowered under an abstract mesh (see `workloads.lower`).
 """
