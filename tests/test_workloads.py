@@ -72,3 +72,15 @@ def test_the_named_models_have_the_parameter_counts_the_readme_states(wl):
     for name, count in COUNTS.items():
         model = name.removesuffix("-train")
         assert re.search(rf"`{model}`[^\n]*\b{count:,}\b", readme), (model, f"{count:,}")
+
+
+@pytest.mark.slow
+def test_the_benchmark_prints_both_tables_for_one_workload():
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "workloads.py"),
+                           "--only", "resnet18-train"], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("| resnet18-train | ") == 5 + 2     # five systems, two meshes
+    assert "8 x TPU v3" in done.stdout and "(none needed)" in done.stdout
