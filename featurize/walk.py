@@ -93,11 +93,15 @@ class _Walker:
         # (MLIR uniques locations: the layers of a model repeat the same few)
         self.location_cache: dict[Any, str] = {}
         self.call_stack: list[str] = []
+        self.called: set[str] = set()
+        self.size_checked = False
+        self.entry = ""
         self.blocks = 0
 
     # -- entry ------------------------------------------------------------------
     def run(self) -> Program:
         entry = self._entry()
+        self.entry = entry
         func = self.functions[entry]
         block = func.regions[0].blocks[0]
         args = [self._new_value(self._type(a.type, "func.func", func), -1)
@@ -112,6 +116,51 @@ class _Walker:
             num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
             source=self.label, notes=self.notes, also_from=self.also_from,
         )
+
+    def _check_inlined_size(self, entry: str) -> None:
+        """Refuse, before walking, a call graph that inlines to more than `max_ops` ops.
+
+        Functions that call each other several times multiply: 40 functions each calling
+        the next twice are 2^40 copies, which the walk would otherwise copy out op by op
+        until the budget stops it (about 20 s at 1M ops). One pass over the op names
+        counts each function's own ops and call sites; sizes then follow the call graph,
+        each function costed once (a recursion is left for the walk to name). Run when
+        a function is first called a second time: until then nothing is copied twice."""
+        own: dict[str, int] = {}
+        callees: dict[str, list[str]] = {}
+        for fname, func in self.functions.items():
+            count, calls = 0, []
+            blocks = [block for region in func.regions for block in region.blocks]
+            while blocks:
+                for view in blocks.pop().operations:
+                    op = view.operation
+                    name = op.name
+                    if name == "func.call":
+                        calls.append(op.attributes["callee"].value)
+                    elif name == "stablehlo.composite":
+                        calls.append(op.attributes["decomposition"].value)
+                    else:
+                        count += 1
+                        if name in _STRUCTURAL:
+                            blocks.extend(b for r in op.regions for b in r.blocks)
+            own[fname], callees[fname] = count, calls
+        size: dict[str, float] = {}
+        stack = [entry]
+        while stack:                     # iterative post-order over the call graph
+            fname = stack[-1]
+            pending = [c for c in callees.get(fname, ()) if c not in size and c in own
+                       and c not in stack]
+            if pending:
+                stack.extend(dict.fromkeys(pending))
+                continue
+            stack.pop()
+            size[fname] = own[fname] + sum(size.get(c, 0.0) for c in callees[fname])
+            if size[fname] > self.max_ops:
+                raise UnsupportedProgramError(
+                    f"{self.label}: more than {self.max_ops:,} ops once calls are inlined "
+                    f"(@{fname} alone inlines to {size[fname]:,.0f}; budget "
+                    "STABLECOST_MAX_OPS); a function called from many places is copied "
+                    "at each call")
 
     def _entry(self) -> str:
         if not self.functions:
@@ -199,6 +248,11 @@ class _Walker:
         func = self.functions.get(fname)
         if func is None:
             raise ProgramParseError(f"{self.label}: call to undefined function @{fname}")
+        if fname in self.called and not self.size_checked:
+            # only a function inlined more than once can multiply the program
+            self.size_checked = True
+            self._check_inlined_size(self.entry)
+        self.called.add(fname)
         block = func.regions[0].blocks[0]
         env = dict(zip(block.arguments, args))
         self.call_stack.append(fname)
