@@ -10,15 +10,21 @@ the whole step (`KernelEstimate.step_s`, the median), and the kernel rows are th
 roofline's shares of it.
 
 What it covers: the chip the local backend is (`host-cpu` on CPU; on a GPU, the catalog
-chip the device is, if any: `hardware.fingerprint.local_machine`), and programs of one
-device. A program whose mesh or partitioning spans more devices is refused with a
-`MeasurementError` naming how many it needs and how many the backend has; so is one
-that does not compile or run here (the first line of XLA's message). Arguments donated
-by the program (`tf.aliasing_output`, `jax.buffer_donor`) are not donated when it is
-timed, so the same inputs serve every call.
+chip the device is, if any: `hardware.fingerprint.local_machine`), and programs whose
+devices the backend has. A program of several devices (shard_map, or sharded by
+annotations) is compiled as jax compiles it, for the first N local devices with XLA's
+SPMD partitioner, and fed arrays placed by the executable's parameter shardings; it is
+timed as exported (its own `sdy.mesh`, not re-meshed; pmap's replicas are not run). A
+program that needs more devices than the backend has is refused with a
+`MeasurementError` naming how many it needs and how many there are; so is one that does
+not compile or run here (the first line of XLA's message). On CPU, several devices
+exist only through `--xla_force_host_platform_device_count` and share the host's cores:
+such a step is a measurement of this machine, not of a cluster. Arguments the program
+donates (`tf.aliasing_output`, `jax.buffer_donor`) are not donated when it is timed, so
+the same inputs serve every call.
 
 Measurements are kept in-process per (SHA-256 of the StableHLO, machine fingerprint
-id), failures included, so predicting the same program again does not time it again.
+id, devices, mesh), failures included, so predicting the same program again does not time it again.
 One measurement runs at a time (a lock): two timings at once would slow each other.
 """
 
@@ -72,7 +78,8 @@ def local_hardware() -> str:
     return machine().hardware
 
 
-_cache: dict[tuple[str, str], Measurement | MeasurementError] = {}
+# (SHA-256 of the StableHLO, fingerprint id, devices, mesh) -> what measuring it gave
+_cache: dict[tuple[Any, ...], Measurement | MeasurementError] = {}
 _lock = threading.Lock()
 
 
@@ -110,16 +117,18 @@ def measure_program(program: Program) -> Measurement:
             f"{label}: fidelity 'measured' compiles the program's StableHLO, and this "
             "Program holds none (it was built from an ir.Module): load it from text, "
             "bytes, a file or a JAX function")
-    check_devices(program)
+    devices = check_devices(program)
     here = machine()
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    key = (hashlib.sha256(data).hexdigest(), fingerprint_id(here.fingerprint))
+    ident = fingerprint_id(here.fingerprint)
+    key = (hashlib.sha256(data).hexdigest(), ident, devices, program.mesh)
     with _lock:
         found = _cache.get(key)
         if found is None:
+            on = f"{here.device_name} ({here.backend})" if devices == 1 else \
+                f"{devices} x {here.device_name} ({here.backend})"
             try:
-                found = Measurement(_time(data, label, here),
-                                    f"{here.device_name} ({here.backend})", key[1])
+                found = Measurement(_time(data, program, devices, here), on, ident)
             except MeasurementError as exc:
                 found = exc
             if len(_cache) >= MAX_CACHED:
@@ -130,23 +139,46 @@ def measure_program(program: Program) -> Measurement:
     return found
 
 
-def check_devices(program: Program) -> None:
-    """Refuse a program of more than one device (see the module docstring)."""
+def check_devices(program: Program) -> int:
+    """The devices `program` runs on, refused when the local backend has fewer."""
     import jax
 
     needed = program.num_devices
-    if needed <= 1:
-        return
     have = jax.local_device_count()
-    mesh = ", ".join(f"{a}={s}" for a, s in program.mesh) if program.mesh else ""
-    spans = f"mesh {mesh}, {needed} devices" if mesh else f"{needed} devices"
     if needed > have:
+        raise MeasurementError(f"{program.source}: cannot measure it here: it runs on "
+                               f"{_spans(program)}, and the local {machine().backend} "
+                               f"backend has {have}")
+    return needed
+
+
+def _spans(program: Program) -> str:
+    needed = program.num_devices
+    if program.mesh:
+        return f"{needed} devices (mesh {','.join(f'{a}={s}' for a, s in program.mesh)})"
+    return f"{needed} devices"
+
+
+def _check_module(module: Any, program: Program) -> None:
+    """A module of several devices is timed as it was exported: not re-meshed, not pmap."""
+    from ..featurize.partition import module_meshes
+    from ..featurize.placement import self_devices
+
+    attrs = module.operation.attributes
+    if "mhlo.num_replicas" in attrs and int(attrs["mhlo.num_replicas"].value) > 1:
+        raise MeasurementError(f"{program.source}: cannot measure it here: programs of "
+                               "several replicas (pmap, mhlo.num_replicas > 1) are not timed")
+    declared = module_meshes(module)
+    if declared and program.mesh and dict(declared[0]) != dict(program.mesh):
         raise MeasurementError(
-            f"{program.source}: cannot measure it here: it runs on {spans}, and the local "
-            f"{machine().backend} backend has {have}")
-    raise MeasurementError(
-        f"{program.source}: cannot measure it here: it runs on {spans}; fidelity "
-        "'measured' times programs of one device")
+            f"{program.source}: cannot measure it on mesh "
+            f"{','.join(f'{a}={s}' for a, s in program.mesh)}: it was exported for mesh "
+            f"{','.join(f'{a}={s}' for a, s in declared[0])}, which is what would run; "
+            "re-export it for the mesh you want")
+    own = self_devices(module)
+    if own > 1 and own != program.num_devices:
+        raise MeasurementError(f"{program.source}: cannot measure it on "
+                               f"{_spans(program)}: it was exported for {own}")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -154,31 +186,44 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else type(exc).__name__)[:300]
 
 
-def _time(data: bytes, label: str, here: Machine) -> TimingStats:
+def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingStats:
     import jax
     from jax._src import compiler
     from jax._src.lib import xla_client
+    from jax._src.sharding_impls import GSPMDSharding
 
     from ..featurize.mlir import parse_module
-    from ..featurize.partition import module_bytecode
+    from ..featurize.partition import module_bytecode, module_meshes
 
+    label = program.source
     module = parse_module(data, label)
     specs = entry_arguments(module, label)
-    device = jax.devices()[0]
-    client = device.client
+    if devices > 1:
+        _check_module(module, program)
+    chosen = jax.devices()[:devices]
+    client = chosen[0].client
     options = compiler.get_compile_options(
-        num_replicas=1, num_partitions=1, device_assignment=[[device.id]], backend=client)
+        num_replicas=1, num_partitions=devices,
+        device_assignment=[[d.id for d in chosen]], backend=client)
+    if devices > 1:   # the module's shardings (or shard_map bodies) split it, as in jax
+        options.executable_build_options.use_spmd_partitioning = True
+        options.executable_build_options.use_shardy_partitioner = bool(module_meshes(module))
     where = f"the local {here.backend} backend ({here.device_name})"
     try:
         executable = client.compile_and_load(module_bytecode(module),
-                                             xla_client.DeviceList((device,)), options)
+                                             xla_client.DeviceList(tuple(chosen)), options)
+        try:
+            args = random_args(specs, np.random.default_rng(0))
+        except ValueError as exc:   # an element type with no random draw (quantized, ...)
+            raise MeasurementError(f"{label}: cannot make its arguments: {exc}") from None
+        if devices > 1:
+            args = [jax.device_put(a, GSPMDSharding(tuple(chosen), sharding))
+                    for a, sharding in zip(args, executable.get_parameter_shardings())]
+    except MeasurementError:
+        raise
     except Exception as exc:  # noqa: BLE001 - XLA rejected the program: one line
         raise MeasurementError(f"{label}: does not compile on {where}: "
                                f"{_first_line(exc)}") from None
-    try:
-        args = random_args(specs, np.random.default_rng(0))
-    except ValueError as exc:   # an element type with no random draw (quantized, f4, ...)
-        raise MeasurementError(f"{label}: cannot make its arguments: {exc}") from None
 
     def call() -> Any:
         return jax.block_until_ready(

@@ -153,3 +153,32 @@ def test_evaluate_scores_the_users_programs_against_measured(tmp_path, capsys):
     assert "learned: MAPE" in out and "roofline: MAPE" in out and "over 1 measured" in out
     assert "not measured:" in out and "does not compile" in out
     assert main(["evaluate", "--programs", str(tmp_path / "missing")]) == 2
+
+
+def _mesh_4x2():
+    import numpy as np
+
+    return jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("data", "model"))
+
+
+def test_a_shard_map_program_runs_on_the_local_devices_it_needs():
+    """conftest gives 8 CPU devices: an 8-device program is partitioned and timed on them."""
+    from jax.sharding import PartitionSpec as P
+
+    step = jax.jit(jax.shard_map(lambda x: jax.lax.psum(jnp.tanh(x), "data"), mesh=_mesh_4x2(),
+                                 in_specs=P("data"), out_specs=P()))
+    p = stablecost.predict(step.lower(jnp.ones((64, 32))).as_text(), "host-cpu",
+                           fidelity="measured")
+    assert p.num_devices == 8 and p.step_time_s > 0 and "8 x " in p.model
+
+
+def test_a_program_is_measured_on_the_mesh_it_was_exported_for_only():
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    sharded = NamedSharding(_mesh_4x2(), P("data", "model"))
+    text = jax.jit(jnp.tanh, in_shardings=sharded).lower(jnp.ones((64, 32))).as_text()
+    assert stablecost.predict(text, "host-cpu", fidelity="measured").num_devices == 8
+    with pytest.raises(MeasurementError, match="exported for mesh data=4,model=2"):
+        stablecost.predict(text, "host-cpu", fidelity="measured",
+                           mesh={"data": 2, "model": 4})
