@@ -182,3 +182,15 @@ def test_a_program_is_measured_on_the_mesh_it_was_exported_for_only():
     with pytest.raises(MeasurementError, match="exported for mesh data=4,model=2"):
         stablecost.predict(text, "host-cpu", fidelity="measured",
                            mesh={"data": 2, "model": 4})
+
+
+def test_a_bytecode_program_is_measured_from_the_text_its_isolated_read_printed(tmp_path):
+    from stablecost.featurize.mlir import parse_module
+    from stablecost.featurize.partition import module_bytecode
+
+    text = jax.jit(_tanh_matmul).lower(A, B).as_text()
+    path = tmp_path / "step.mlirbc"
+    path.write_bytes(module_bytecode(parse_module(text)))
+    program = stablecost.load_program(path)
+    assert isinstance(program.stablehlo, str) and "stablehlo.tanh" in program.stablehlo
+    assert stablecost.predict(program, "host-cpu", fidelity="measured").step_time_s > 0
