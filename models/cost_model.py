@@ -52,6 +52,8 @@ class KernelEstimate:
         reported as overhead); a learned model sets it when it falls back.
     step_low_s / step_high_s: the 80 % interval of the whole compute time (floor
         included), when the model has one.
+    communication_included: step_s is the whole step, communication included (a
+        measured multi-device step): collectives are then not priced on top of it.
     """
 
     time_s: Sequence[float] | np.ndarray   # the learned models answer in arrays
@@ -64,6 +66,7 @@ class KernelEstimate:
     analytical: bool = False
     step_low_s: float | None = None
     step_high_s: float | None = None
+    communication_included: bool = False
 
 
 @runtime_checkable

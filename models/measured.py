@@ -104,7 +104,7 @@ def estimate(analysis: Analysis, hw: Hardware, roofline: Sequence[KernelTime]) -
     m = measure_program(analysis.program)
     return KernelEstimate(time_s=[t.time_s for t in roofline], step_s=m.stats.median_s,
                           step_low_s=m.stats.p10_s, step_high_s=m.stats.p90_s,
-                          note=m.describe(),
+                          note=m.describe(), communication_included=True,
                           model=f"measured on {m.machine} (fingerprint {m.fingerprint_id})")
 
 
@@ -115,7 +115,8 @@ def measure_program(program: Program) -> Measurement:
     if source is None:
         raise MeasurementError(
             f"{label}: fidelity 'measured' compiles the program's StableHLO, and this "
-            "Program holds none (it was built from an ir.Module): load it from text, "
+            "Program holds none (it was built from an ir.Module, or by hand): load it "
+            "from text, "
             "bytes, a file or a JAX function")
     devices = check_devices(program)
     here = machine()

@@ -170,6 +170,11 @@ def test_a_shard_map_program_runs_on_the_local_devices_it_needs():
     p = stablecost.predict(step.lower(jnp.ones((64, 32))).as_text(), "host-cpu",
                            fidelity="measured")
     assert p.num_devices == 8 and p.step_time_s > 0 and "8 x " in p.model
+    # the measured step holds its all-reduce: nothing is priced on top of it
+    assert p.collectives == () and p.communication_s == 0
+    assert p.step_time_s == pytest.approx(p.compute_s)
+    assert sum(k.total_time_s for k in p.kernels) == pytest.approx(p.step_time_s)
+    assert any("includes its communication" in n for n in p.notes)
 
 
 def test_a_program_is_measured_on_the_mesh_it_was_exported_for_only():
