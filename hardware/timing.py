@@ -139,6 +139,16 @@ def random_args(specs: Sequence[tuple[tuple[int, ...], str]], rng: np.random.Gen
     collector's `make_args` draws them: standard normal floats (complex: both parts),
     integers in [0, index_high) (booleans 0/1)."""
     import jax
+
+    if any(dtype in ("f64", "i64", "ui64", "complex<f64>") for _, dtype in specs):
+        with jax.enable_x64(True):   # else jax makes them 32-bit, which XLA refuses
+            return _draw(specs, rng, index_high)
+    return _draw(specs, rng, index_high)
+
+
+def _draw(specs: Sequence[tuple[tuple[int, ...], str]], rng: np.random.Generator,
+          index_high: int) -> list[Any]:
+    import jax
     import jax.numpy as jnp
 
     from ..dtypes import jax_dtype_of_mlir

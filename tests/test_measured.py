@@ -199,3 +199,18 @@ def test_a_bytecode_program_is_measured_from_the_text_its_isolated_read_printed(
     program = stablecost.load_program(path)
     assert isinstance(program.stablehlo, str) and "stablehlo.tanh" in program.stablehlo
     assert stablecost.predict(program, "host-cpu", fidelity="measured").step_time_s > 0
+
+
+def test_64_bit_arguments_are_fed_as_64_bit_arrays():
+    """jax makes f64/i64 arrays 32-bit unless x64 is on; XLA would refuse those."""
+    text = """
+module {
+  func.func public @main(%a: tensor<8xf64>, %i: tensor<8xi64>, %m: tensor<8xi1>)
+      -> tensor<8xf64> {
+    %0 = stablehlo.add %a, %a : tensor<8xf64>
+    return %0 : tensor<8xf64>
+  }
+}
+"""
+    assert stablecost.predict(text, "host-cpu", fidelity="measured").step_time_s > 0
+    assert not jax.config.jax_enable_x64
