@@ -61,3 +61,24 @@ def jax_dtype(name: str) -> DTypeLike:
         return getattr(jnp, _JAX_NAMES[name])
     except KeyError:
         raise ValueError(f"dtype {name!r}; allowed: {', '.join(_JAX_NAMES)}") from None
+
+
+# MLIR element types -> jax.numpy dtype names, for arrays fed to a compiled program.
+_MLIR_JAX_NAMES = {
+    "f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16",
+    "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool_",
+    "ui64": "uint64", "ui32": "uint32", "ui16": "uint16", "ui8": "uint8",
+    "complex<f32>": "complex64", "complex<f64>": "complex128",
+    "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+}
+
+
+def jax_dtype_of_mlir(name: str) -> DTypeLike:
+    """The jax.numpy dtype of an MLIR element type (f32, bf16, i1, ui32, complex<f32>)."""
+    import jax.numpy as jnp
+
+    try:
+        return getattr(jnp, _MLIR_JAX_NAMES[name])
+    except (KeyError, AttributeError):
+        raise ValueError(f"element type {name!r}; allowed: "
+                         f"{', '.join(_MLIR_JAX_NAMES)}") from None

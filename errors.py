@@ -50,3 +50,8 @@ class NotFittedError(StablecostError):
 
 class PartitionError(StablecostError):
     """XLA's SPMD partitioner could not split a program over the requested mesh."""
+
+
+class MeasurementError(StablecostError):
+    """The measured fidelity cannot time a program here: it needs more devices than the
+    local backend has, or it does not compile or run on that backend."""

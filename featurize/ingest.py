@@ -55,5 +55,9 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     mesh_t = None if mesh is None else parse_mesh(mesh)
     if isinstance(source, Program):
         return source if mesh_t is None else program_on_mesh(source, mesh_t)
-    module, label = module_from_source(source, name, example_args, example_kwargs, mesh_t)
-    return load_module(module, label, mesh_t, partition)
+    module, label, stablehlo = module_from_source(source, name, example_args, example_kwargs,
+                                                  mesh_t)
+    program = load_module(module, label, mesh_t, partition)
+    # the global module, whatever the mesh: the measured fidelity compiles it
+    program.stablehlo = stablehlo
+    return program

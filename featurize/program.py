@@ -116,6 +116,10 @@ class Program:
     # A global program sharded by annotations keeps its module (bytecode) so that a
     # mesh given later (`load_program(program, mesh=...)`) can still partition it.
     sharded_module: bytes | None = field(default=None, repr=False)
+    # The StableHLO the (global) program was parsed from: MLIR text, or bytecode where
+    # the bytes were read in a disposable process. The measured fidelity compiles it;
+    # None when the Program was built without it.
+    stablehlo: str | bytes | None = field(default=None, repr=False)
     # value id -> the values it also stands for, which a schedule must wait for too: a
     # value carried by a loop is, inside the loop, first the loop's initial value; the
     # result of a case/if is the yield of whichever branch ran.

@@ -18,28 +18,34 @@ SOURCE_FORMS = "a .mlir or .mlirbc path, MLIR text, bytes, or a JAX function"
 
 
 def module_from_source(source: Any, name: str | None, example_args: tuple,
-                       example_kwargs: dict, mesh: Mesh | None) -> tuple[Any, str]:
-    """(MLIR module, label) of any form but a `Program`; `name` overrides the label."""
+                       example_kwargs: dict, mesh: Mesh | None
+                       ) -> tuple[Any, str, str | bytes | None]:
+    """(MLIR module, label, StableHLO) of any form but a `Program`; `name` overrides the
+    label. The StableHLO is what the module was parsed from (`Program.stablehlo`): held
+    by reference, never copied, except bytecode, kept as the text its isolated read
+    printed, and an `ir.Module`, for which it is None."""
     reject_empty_text(source, SOURCE_FORMS)
     if isinstance(source, (str, os.PathLike)) and looks_like_path(source):
         path = Path(source)
         label = name or str(path)
         data = read_program_file(path, SOURCE_FORMS)
-        return parse_bytes(data, label), label
+        module, kept = parse_bytes(data, label)
+        return module, label, kept
     if isinstance(source, str):
         label = name or "<string>"
-        return parse_module(source, label), label
+        return parse_module(source, label), label, source
     if isinstance(source, (bytes, bytearray, memoryview)):
         label = name or "<bytes>"
-        return parse_bytes(bytes(source), label), label
+        module, kept = parse_bytes(bytes(source), label)
+        return module, label, kept
     module_type = type(source).__name__
     if module_type == "Module" and hasattr(source, "body"):
-        return source, name or "<module>"
+        return source, name or "<module>", None
     lowered = as_lowered(source, example_args, example_kwargs, mesh)
     if lowered is not None:
         text = lowered.as_text(debug_info=True)
         label = name or f"<jax {getattr(source, '__name__', type(source).__name__)}>"
-        return parse_module(text, label), label
+        return parse_module(text, label), label, text
     raise InvalidArgumentError(
         f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
         "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
@@ -58,20 +64,23 @@ def looks_like_path(source: str | os.PathLike) -> bool:
     return "\n" not in source and "{" not in source and len(source) < 4096
 
 
-def parse_bytes(data: bytes, label: str) -> Any:
-    """MLIR bytecode or UTF-8 text -> a module. Bytecode is read in a child process
-    (`featurize/isolation.py`): jaxlib's reader crashes on some corrupt bytecode."""
+def parse_bytes(data: bytes, label: str) -> tuple[Any, str | bytes]:
+    """MLIR bytecode or UTF-8 text -> (module, the StableHLO to keep). Bytecode is read in
+    a child process (`featurize/isolation.py`): jaxlib's reader crashes on some corrupt
+    bytecode; what is kept is then the text the child printed (bytecode itself only in a
+    process that is disposable, where it was read directly)."""
     if data.startswith(BYTECODE_MAGIC):
         if not in_child():
-            return parse_bytecode(data, label)
+            return parse_bytecode(data, label), data
         check_source(data, label)   # the cheap checks first: no child for what they refuse
-        return parse_module(bytecode_as_text(data, label), label)
+        text = bytecode_as_text(data, label)
+        return parse_module(text, label), text
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ProgramParseError(
             f"{label}: neither MLIR bytecode (no 'ML\\xefR' header) nor UTF-8 text") from None
-    return parse_module(text, label)
+    return parse_module(text, label), data
 
 
 def as_lowered(source: Any, args: tuple, kwargs: dict, mesh: Mesh | None = None) -> Any:

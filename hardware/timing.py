@@ -20,9 +20,24 @@ import os
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
+
+
+class TimingSettings(TypedDict):
+    """Keyword arguments of `measure`, per kind of sample."""
+
+    warmup: int
+    min_repeats: int
+    max_repeats: int
+    max_time_s: float
+
+
+# The collector's settings (`datasets.collect` holds the same values; a test keeps them
+# equal): single kernels, and whole steps, which the measured fidelity times too.
+KERNEL_TIMING = TimingSettings(warmup=2, min_repeats=10, max_repeats=100, max_time_s=0.5)
+PROGRAM_TIMING = TimingSettings(warmup=2, min_repeats=5, max_repeats=30, max_time_s=3.0)
 
 
 @dataclass(frozen=True)
@@ -116,3 +131,39 @@ def blocking(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
 
 def cpu_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def random_args(specs: Sequence[tuple[tuple[int, ...], str]], rng: np.random.Generator,
+                index_high: int = 100) -> list[Any]:
+    """Random device arrays for (shape, MLIR element type) pairs, drawn as the
+    collector's `make_args` draws them: standard normal floats (complex: both parts),
+    integers in [0, index_high) (booleans 0/1)."""
+    import jax
+
+    if any(dtype in ("f64", "i64", "ui64", "complex<f64>") for _, dtype in specs):
+        with jax.enable_x64(True):   # else jax makes them 32-bit, which XLA refuses
+            return _draw(specs, rng, index_high)
+    return _draw(specs, rng, index_high)
+
+
+def _draw(specs: Sequence[tuple[tuple[int, ...], str]], rng: np.random.Generator,
+          index_high: int) -> list[Any]:
+    import jax
+    import jax.numpy as jnp
+
+    from ..dtypes import jax_dtype_of_mlir
+
+    out = []
+    for shape, dtype in specs:
+        target = jax_dtype_of_mlir(dtype)
+        if dtype == "i1":
+            value: Any = rng.integers(0, 2, size=shape).astype(bool)
+        elif dtype.startswith(("i", "ui", "si")):
+            value = rng.integers(0, max(index_high, 1), size=shape, dtype=np.int64)
+        elif dtype.startswith("complex"):
+            value = (rng.standard_normal(size=shape, dtype=np.float32)
+                     + 1j * rng.standard_normal(size=shape, dtype=np.float32))
+        else:
+            value = rng.standard_normal(size=shape, dtype=np.float32)
+        out.append(jax.device_put(jnp.asarray(value, dtype=target)))
+    return out

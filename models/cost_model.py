@@ -5,15 +5,18 @@ priced by `models.comm` and the step is assembled by `serve.api.step` the same
 way whatever the fidelity. Adding a fidelity is writing a class with `name`, `covers`
 and `estimate`, and calling `register`:
 
-    class Measured:
-        name = "measured"
-        def covers(self, hw): return hw.name == "host-cpu"
-        def estimate(self, analysis, hw, roofline): ...
+    class Scaled:
+        name = "scaled"
+        def covers(self, hw): return True
+        def estimate(self, analysis, hw, roofline):
+            return KernelEstimate(time_s=[2 * t.time_s for t in roofline])
 
-    register(Measured())
-    predict(program, "host-cpu", fidelity="measured")
+    register(Scaled())
+    predict(program, "host-cpu", fidelity="scaled")
 
-`auto` asks the models of `AUTO_ORDER` in turn and takes the first that covers the chip.
+`auto` asks the models of `AUTO_ORDER` in turn and takes the first that covers the chip;
+`all` shows every model that covers it, except those that run the program
+(`runs_program`, the measured fidelity), which `all+measured` adds.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class KernelEstimate:
         reported as overhead); a learned model sets it when it falls back.
     step_low_s / step_high_s: the 80 % interval of the whole compute time (floor
         included), when the model has one.
+    communication_included: step_s is the whole step, communication included (a
+        measured multi-device step): collectives are then not priced on top of it.
     """
 
     time_s: Sequence[float] | np.ndarray   # the learned models answer in arrays
@@ -61,6 +66,7 @@ class KernelEstimate:
     analytical: bool = False
     step_low_s: float | None = None
     step_high_s: float | None = None
+    communication_included: bool = False
 
 
 @runtime_checkable
@@ -198,6 +204,37 @@ def out_of_range(analysis: Analysis, learned: Any) -> str:
             "not pay (the step GNN did not price it)")
 
 
+class Measured:
+    """Runs the program: compiles it on the local JAX backend and times its step with
+    the collector's rule (`models.measured`). Covers only the chip that backend is
+    (host-cpu on CPU), and programs of one device.
+
+    Measuring costs seconds (a compile and up to 3 s of timed calls) where the other
+    fidelities cost microseconds, so `auto` never picks it and `all`, which tuners call
+    in their loops, leaves it out: `all+measured` asks for it side by side with the
+    others (`runs_program`).
+    """
+
+    name = "measured"
+    runs_program = True   # costly: only when asked for by name or by all+measured
+
+    def covers(self, hw: Hardware) -> bool:
+        from .measured import local_hardware
+
+        return hw.name == local_hardware()
+
+    def estimate(self, analysis: Analysis, hw: Hardware,
+                 roofline: Sequence[KernelTime]) -> KernelEstimate:
+        from .measured import estimate
+
+        return estimate(analysis, hw, roofline)
+
+
+def runs_program(model: CostModel) -> bool:
+    """Whether `model` runs the program (costly) instead of pricing it."""
+    return bool(getattr(model, "runs_program", False))
+
+
 _REGISTRY: dict[str, CostModel] = {}
 # what `auto` tries, best first
 AUTO_ORDER: list[str] = ["learned", "roofline"]
@@ -209,7 +246,7 @@ def register(model: CostModel) -> None:
         raise InvalidArgumentError(
             f"{type(model).__name__} is not a cost model: it needs name, covers() and "
             "estimate()")
-    if model.name in ("auto", "all"):
+    if model.name in ("auto", "all", "all+measured"):
         raise InvalidArgumentError(f"fidelity name {model.name!r} is reserved")
     _REGISTRY[model.name] = model
 
@@ -227,9 +264,11 @@ def get(name: str) -> CostModel:
         raise InvalidArgumentError(f"unknown fidelity {name!r}; allowed: {allowed}") from None
 
 
-def covering(hw: Hardware) -> list[CostModel]:
-    """The registered models that can price `hw`, in registration order."""
-    return [m for m in _REGISTRY.values() if m.covers(hw)]
+def covering(hw: Hardware, *, run: bool = False) -> list[CostModel]:
+    """The registered models that can price `hw`, in registration order; models that
+    run the program only when `run` is true."""
+    return [m for m in _REGISTRY.values()
+            if (run or not runs_program(m)) and m.covers(hw)]
 
 
 def auto(hw: Hardware) -> CostModel:
@@ -243,3 +282,4 @@ def auto(hw: Hardware) -> CostModel:
 
 register(Roofline())
 register(Learned())
+register(Measured())

@@ -116,7 +116,8 @@ def test_cli_stdin_and_human_tables(examples_dir):
     (("predict", "{dir}", "--hardware", "H100-SXM"), b"is a directory (give a .mlir"),
     (("predict", "{prog}", "--hardware", "H1000"), b"unknown hardware 'H1000'; valid names"),
     (("predict", "{prog}", "--hardware", "H100-SXM", "--fidelity", "magic"),
-     b"unknown fidelity 'magic'; allowed: auto, roofline, learned, all"),
+     b"unknown fidelity 'magic'; allowed: auto, roofline, learned, measured, all, "
+     b"all+measured"),
     (("hardware", "show", "nope"), b"unknown hardware 'nope'"),
     (("frobnicate",), b"invalid choice"),
 ])

@@ -42,7 +42,7 @@ def test_a_learned_prediction_names_its_model(examples_dir):
 
 def test_an_unknown_fidelity_lists_the_registered_ones(examples_dir):
     with pytest.raises(stablecost.errors.InvalidArgumentError,
-                       match="allowed: auto, roofline, learned, all"):
+                       match="allowed: auto, roofline, learned, measured, all, all\\+measured"):
         stablecost.predict(examples_dir / "mlp_train_step.mlir", "H100-SXM", fidelity="x")
 
 

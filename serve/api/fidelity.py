@@ -1,6 +1,12 @@
 """Which fidelity prices a prediction: the names `fidelity=` accepts (auto, every
-registered `CostModel`, all), the chip a name resolves to, and `predict_prepared`,
-which turns auto/all into cost models and assembles the step with each."""
+registered `CostModel`, all, all+measured), the chip a name resolves to, and
+`predict_prepared`, which turns auto/all into cost models and assembles the step with
+each.
+
+`all` shows every fidelity that prices the chip, but not those that run the program
+(the measured fidelity: seconds per program, where tuners call `all` in loops);
+`all+measured` adds them, and leaves one out with a note when it cannot run the program
+here (another chip than this machine's, too many devices, a compile error)."""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from ...errors import InvalidArgumentError, UnknownHardwareError
+from ...errors import InvalidArgumentError, MeasurementError, UnknownHardwareError
 from ...hardware import Hardware, get_hardware
 from ...models import cost_model
 from ...models.comm.topology import Topology
@@ -16,16 +22,27 @@ from .cache import PreparedProgram
 from .results import FidelityTotals, Prediction
 from .step import predict_step
 
-
-def fidelities() -> tuple[str, ...]:
-    """What `fidelity=` accepts: auto, every registered cost model, all."""
-    return ("auto", *cost_model.names(), "all")
+ALL_MEASURED = "all+measured"
 
 
-def check_fidelity(fidelity: Any) -> str:
-    if fidelity not in fidelities():
+def fidelities(*, run: bool = True) -> tuple[str, ...]:
+    """What `fidelity=` accepts: auto, every registered cost model, all, all+measured;
+    without the ones that run the program when `run` is false (the HTTP service)."""
+    if not run:
+        return ("auto", *(n for n in cost_model.names()
+                          if not cost_model.runs_program(cost_model.get(n))), "all")
+    return ("auto", *cost_model.names(), "all", ALL_MEASURED)
+
+
+def check_fidelity(fidelity: Any, *, run: bool = True) -> str:
+    allowed = fidelities(run=run)
+    if fidelity not in allowed:
+        if not run and fidelity in fidelities():
+            raise InvalidArgumentError(
+                f"fidelity {fidelity!r} runs the program on this machine, which this "
+                f"service does not do; allowed: {', '.join(allowed)}")
         raise InvalidArgumentError(
-            f"unknown fidelity {fidelity!r}; allowed: {', '.join(fidelities())}")
+            f"unknown fidelity {fidelity!r}; allowed: {', '.join(allowed)}")
     return fidelity
 
 
@@ -48,19 +65,31 @@ def resolve_hardware(hardware: str | Hardware, fidelity: str) -> Hardware:
 def predict_prepared(entry: PreparedProgram, hw: Hardware, fidelity: str,
                      topology: str | Topology | None, overlap: bool) -> Prediction:
     """Resolve auto / all into cost models and predict a prepared program."""
-    if fidelity not in ("auto", "all"):
+    if fidelity not in ("auto", "all", ALL_MEASURED):
         return predict_step(entry, hw, cost_model.get(fidelity), topology, overlap)
     chosen = cost_model.auto(hw)
     if fidelity == "auto":
         return predict_step(entry, hw, chosen, topology, overlap)
-    shown = cost_model.covering(hw)
+    run = fidelity == ALL_MEASURED
+    shown = cost_model.covering(hw, run=run)
     by_fidelity = {}
+    notes = []
+    if run:
+        from ...models.measured import local_hardware
+
+        notes += [f"{name}: left out: it runs programs on this machine's backend "
+                  f"({local_hardware()}), not on {hw.name}" for name in cost_model.names()
+                  if cost_model.runs_program(cost_model.get(name))
+                  and name not in {m.name for m in shown}]
     for model in shown:
-        p = predict_step(entry, hw, model, topology, overlap)
+        try:
+            p = predict_step(entry, hw, model, topology, overlap)
+        except MeasurementError as exc:
+            notes.append(f"{model.name}: left out: {exc}")
+            continue
         by_fidelity[model.name] = FidelityTotals(
             p.step_time_s, p.compute_s, p.communication_s, p.exposed_communication_s)
-    notes = []
-    if [m.name for m in shown] == ["roofline"]:
+    if [m.name for m in shown if not cost_model.runs_program(m)] == ["roofline"]:
         notes.append(f"no learned model for {hw.name}: only the roofline is shown")
     elif _is_bundled_spec(hw):
         notes.append(

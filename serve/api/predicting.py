@@ -35,8 +35,11 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
         `predict_many` for its example arguments), a `Program`, or an `Analysis`.
     hardware: a catalog name or alias, or a `Hardware`.
     fidelity: "auto" (learned where a bundled model exists for the chip, else the
-        roofline; the result's `fidelity` says which), "roofline", "learned", or "all"
-        (the auto prediction plus every available fidelity's totals in `by_fidelity`).
+        roofline; the result's `fidelity` says which), "roofline", "learned",
+        "measured" (compiled and timed on this machine's backend: seconds, cached per
+        program), "all" (the auto prediction plus the totals of every fidelity but
+        measured in `by_fidelity`: cheap enough for a tuner's loop), or "all+measured"
+        (all, and measured beside them where it can run here, else a note why not).
     mesh: {axis: size} ("data=4,model=2"): partition an annotated program for that mesh,
         or place a shard_map/pmap program on it (see `load_program`).
     topology: None (the chip's default fabric for the program's devices), a kind name

@@ -74,7 +74,8 @@ class Prediction:
     critical_path: kernel indices of the chain that sets the step time, in time order.
     mesh: {axis: size} the program runs on (None: single device or unknown);
     topology: the interconnect it is priced on (`Topology.describe()`), "" for none.
-    by_fidelity: with fidelity="all", every available fidelity's totals.
+    by_fidelity: with fidelity="all" ("all+measured"), every available fidelity's
+        totals (and the measured step's).
     model: the trained model that priced the kernels ("" for the roofline);
     featurizer_version: the featurizer the program was analyzed with.
     step_time_low_s / step_time_high_s: the learned model's 80 % interval of the step

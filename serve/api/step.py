@@ -35,6 +35,7 @@ class KernelRows(NamedTuple):
     model: str
     compute_low_s: float | None      # the model's 80 % interval of the compute time
     compute_high_s: float | None
+    communication_included: bool     # the model's step holds the communication too
 
 
 def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
@@ -69,7 +70,8 @@ def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kern
     if scale != 1.0:   # the rows add up to the step the step model priced
         rows = [r if entry.is_collective[i] else _scaled(r, scale) for i, r in enumerate(rows)]
     return KernelRows(tuple(rows), tuple(durations), overhead_s, estimate.note, estimate.model,
-                      estimate.step_low_s, estimate.step_high_s)
+                      estimate.step_low_s, estimate.step_high_s,
+                      estimate.communication_included)
 
 
 def _fit_to_step(durations: list[float], is_collective: list[bool], estimate: KernelEstimate
@@ -172,7 +174,17 @@ def _assemble(entry: PreparedProgram, hw: Hardware, model: CostModel,
     if topology_note:
         notes.append(topology_note)
     collectives: list[CollectiveRow] = []
-    if entry.has_collectives:
+    if entry.has_collectives and priced.communication_included:
+        # a measured step: its communication ran inside it, none is added on top
+        notes.append("the measured step includes its communication: collectives are "
+                     "not priced separately")
+        for i, collective in enumerate(entry.is_collective):
+            if collective:
+                rows[i] = dataclasses.replace(
+                    rows[i], time_s=0.0, total_time_s=0.0, compute_s=0.0, memory_s=0.0,
+                    bound="communication", time_low_s=None, time_high_s=None)
+                durations[i] = 0.0
+    elif entry.has_collectives:
         collectives, comm_notes = _collective_rows(entry, topology)
         notes.extend(comm_notes)
         for c in collectives:

@@ -1,7 +1,8 @@
 """The `stablecost` command line: the parser, and the dispatch to each command's module.
 
     stablecost analyze PROGRAM [--json] [--mesh data=4,model=2]
-    stablecost predict PROGRAM --hardware NAME[,NAME...] [--fidelity auto|roofline|learned|all]
+    stablecost predict PROGRAM --hardware NAME[,NAME...]
+                       [--fidelity auto|roofline|learned|measured|all|all+measured]
                        [--json] [--top N] [--mesh data=4,model=2]
                        [--topology switch|torus2d:2x4|...] [--no-overlap]
     stablecost hardware list | show NAME | calibrate [--quick]

@@ -31,7 +31,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                          help="catalog name(s), comma-separated (see `stablecost hardware list`)")
     predict.add_argument("--fidelity", default="auto",
                          help="auto (default: learned where a bundled model exists for the "
-                              "chip, else roofline), roofline, learned, all (side by side)")
+                              "chip, else roofline), roofline, learned, measured (compile "
+                              "and time it on this machine's backend), all (side by side), "
+                              "all+measured (all, and measured beside them)")
     predict.add_argument("--json", action="store_true", help="machine-readable output")
     predict.add_argument("--top", type=int, default=10,
                          help="kernels shown in the breakdown (default 10; 0 = all)")

@@ -4,6 +4,7 @@
     stablecost train gnn --data DIR [--hardware NAME] [--kernel-model DIR] [--save DIR] ...
     stablecost train calibration --data DIR [--hardware NAME] [--save DIR]
     stablecost evaluate --data DIR [--hardware NAME] [--out DIR]
+    stablecost evaluate --programs PATH [PATH ...]
 
 Every training run is an MLflow run (default store: sqlite:///mlflow.db in the working
 directory; `--tracking-uri` for another). `mlflow ui --backend-store-uri
@@ -85,8 +86,15 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                              help="write it here (default: into the bundle the kernel model "
                                   "comes from, models/bundled/<hardware>/step_calibration)")
 
-    evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split")
-    evaluate.add_argument("--data", required=True, help="dataset or dataset root")
+    evaluate = sub.add_parser("evaluate", help="fidelity report on the held-out test split, "
+                                               "or your own programs against their measured "
+                                               "step (--programs)")
+    what = evaluate.add_mutually_exclusive_group(required=True)
+    what.add_argument("--data", help="dataset or dataset root")
+    what.add_argument("--programs", nargs="+", metavar="PATH",
+                      help=".mlir/.mlirbc files or directories of them: time each on this "
+                           "machine (fidelity measured) and score learned and roofline "
+                           "against it")
     evaluate.add_argument("--hardware", default=None)
     evaluate.add_argument("--out", default="fidelity-report", help="report directory")
     evaluate.add_argument("--seed", type=int, default=0, help="split seed used in training")
@@ -208,6 +216,10 @@ def _print_result(result: Any) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    if args.programs:
+        from .scoring import run as score_programs
+
+        return score_programs(args.programs, args.hardware)
     from ...train.evaluate import evaluate
 
     checks.output_dir(args.out, "--out")

@@ -58,7 +58,9 @@ class PredictRequest(BaseModel):
                          "names (see GET /v1/hardware). A list, or several comma-separated "
                          "names, returns a list of predictions in the same order")
     fidelity: str = Field("auto", description="auto (learned where a bundled model exists, "
-                                              "else roofline), roofline, learned, all")
+                                              "else roofline), roofline, learned, all (the "
+                                              "measured fidelity is not served: the "
+                                              "service does not run programs)")
     mesh: Mesh | None = Field(
         None, description="device mesh, axis name -> size, e.g. {\"data\": 4, \"model\": 2}")
     topology: str | None = Field(None, description="interconnect topology override")

@@ -246,7 +246,7 @@ class Service:
         is cached, else the job of analyzing it."""
         from ..api.fidelity import check_fidelity, resolve_hardware
 
-        check_fidelity(req.fidelity)
+        check_fidelity(req.fidelity, run=False)   # never runs a client's program
         names, _ = _hardware_names(req.hardware)
         for name in names:
             resolve_hardware(name, req.fidelity)

@@ -1,0 +1,272 @@
+"""The measured fidelity: compile the program on the local JAX backend and time its step.
+
+It prices nothing: it runs the program. The StableHLO the program was loaded from
+(`Program.stablehlo`) is compiled by the default JAX backend's client for one device,
+fed random arrays of its argument types (`hardware.timing.random_args`, the collector's
+draws) and timed by the collector's rule for whole steps (`hardware.timing.measure` with
+`PROGRAM_TIMING`: 2 warm-up calls, then batches of 5 until the median moves < 2 %, at
+least 5 and at most 30 calls or 3 s). Kernels are not timed one by one: the estimate is
+the whole step (`KernelEstimate.step_s`, the median), and the kernel rows are the
+roofline's shares of it.
+
+What it covers: the chip the local backend is (`host-cpu` on CPU; on a GPU, the catalog
+chip the device is, if any: `hardware.fingerprint.local_machine`), and programs whose
+devices the backend has. A program of several devices (shard_map, or sharded by
+annotations) is compiled as jax compiles it, for the first N local devices with XLA's
+SPMD partitioner, and fed arrays placed by the executable's parameter shardings; it is
+timed as exported (its own `sdy.mesh`, not re-meshed; pmap's replicas are not run). A
+program that needs more devices than the backend has is refused with a
+`MeasurementError` naming how many it needs and how many there are; so is one that does
+not compile or run here (the first line of XLA's message). On CPU, several devices
+exist only through `--xla_force_host_platform_device_count` and share the host's cores:
+such a step is a measurement of this machine, not of a cluster. Arguments the program
+donates (`tf.aliasing_output`, `jax.buffer_donor`) are not donated when it is timed, so
+the same inputs serve every call.
+
+Measurements are kept in-process per (SHA-256 of the StableHLO, machine fingerprint
+id, devices, mesh), failures included, so predicting the same program again does not time it again.
+One measurement runs at a time (a lock): two timings at once would slow each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import MeasurementError
+from ..featurize.analysis import Analysis
+from ..featurize.program import Program
+from ..hardware import Hardware
+from ..hardware.fingerprint import Machine, fingerprint_id, local_machine
+from ..hardware.timing import PROGRAM_TIMING, TimingStats, measure, random_args
+from .roofline import KernelTime
+
+MAX_CACHED = 4096
+_DONATION = ("tf.aliasing_output", "jax.buffer_donor")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One program's step timed on this machine."""
+
+    stats: TimingStats
+    machine: str            # the device, e.g. "AMD EPYC 7B13 (cpu)"
+    fingerprint_id: str
+
+    def describe(self) -> str:
+        s = self.stats
+        return (f"measured on this machine ({self.machine}, fingerprint "
+                f"{self.fingerprint_id}): median of {s.repeats} calls after {s.warmup} "
+                f"warm-up, p10-p90 {s.p10_s * 1e3:.3g}-{s.p90_s * 1e3:.3g} ms; kernels are "
+                "not timed one by one: the kernel rows are the roofline's shares of the "
+                "measured step")
+
+
+@lru_cache(maxsize=1)
+def machine() -> Machine:
+    """This process's default JAX backend, fingerprinted once."""
+    return local_machine()
+
+
+def local_hardware() -> str:
+    """The catalog name of the local backend's chip (host-cpu on CPU)."""
+    return machine().hardware
+
+
+# (SHA-256 of the StableHLO, fingerprint id, devices, mesh) -> what measuring it gave
+_cache: dict[tuple[Any, ...], Measurement | MeasurementError] = {}
+_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def cache_size() -> int:
+    return len(_cache)
+
+
+def estimate(analysis: Analysis, hw: Hardware, roofline: Sequence[KernelTime]) -> Any:
+    """The `KernelEstimate` of the measured step of `analysis` (see the module docstring)."""
+    from .cost_model import KernelEstimate
+
+    local = local_hardware()
+    if hw.name != local:
+        raise MeasurementError(
+            f"fidelity 'measured' times programs on this machine's backend, which is "
+            f"{local}; it cannot measure {hw.name}")
+    m = measure_program(analysis.program)
+    return KernelEstimate(time_s=[t.time_s for t in roofline], step_s=m.stats.median_s,
+                          step_low_s=m.stats.p10_s, step_high_s=m.stats.p90_s,
+                          note=m.describe(), communication_included=True,
+                          model=f"measured on {m.machine} (fingerprint {m.fingerprint_id})")
+
+
+def measure_program(program: Program) -> Measurement:
+    """Compile and time `program`'s step here, or return the measurement made before."""
+    label = program.source
+    source = program.stablehlo
+    if source is None:
+        raise MeasurementError(
+            f"{label}: fidelity 'measured' compiles the program's StableHLO, and this "
+            "Program holds none (it was built from an ir.Module, or by hand): load it "
+            "from text, "
+            "bytes, a file or a JAX function")
+    devices = check_devices(program)
+    here = machine()
+    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    ident = fingerprint_id(here.fingerprint)
+    key = (hashlib.sha256(data).hexdigest(), ident, devices, program.mesh)
+    with _lock:
+        found = _cache.get(key)
+        if found is None:
+            on = f"{here.device_name} ({here.backend})" if devices == 1 else \
+                f"{devices} x {here.device_name} ({here.backend})"
+            try:
+                found = Measurement(_time(data, program, devices, here), on, ident)
+            except MeasurementError as exc:
+                found = exc
+            if len(_cache) >= MAX_CACHED:
+                _cache.pop(next(iter(_cache)))
+            _cache[key] = found
+    if isinstance(found, MeasurementError):
+        raise MeasurementError(str(found))
+    return found
+
+
+def check_devices(program: Program) -> int:
+    """The devices `program` runs on, refused when the local backend has fewer."""
+    import jax
+
+    needed = program.num_devices
+    have = jax.local_device_count()
+    if needed > have:
+        raise MeasurementError(f"{program.source}: cannot measure it here: it runs on "
+                               f"{_spans(program)}, and the local {machine().backend} "
+                               f"backend has {have}")
+    return needed
+
+
+def _spans(program: Program) -> str:
+    needed = program.num_devices
+    if program.mesh:
+        return f"{needed} devices (mesh {','.join(f'{a}={s}' for a, s in program.mesh)})"
+    return f"{needed} devices"
+
+
+def _check_module(module: Any, program: Program) -> None:
+    """A module of several devices is timed as it was exported: not re-meshed, not pmap."""
+    from ..featurize.partition import module_meshes
+    from ..featurize.placement import self_devices
+
+    attrs = module.operation.attributes
+    if "mhlo.num_replicas" in attrs and int(attrs["mhlo.num_replicas"].value) > 1:
+        raise MeasurementError(f"{program.source}: cannot measure it here: programs of "
+                               "several replicas (pmap, mhlo.num_replicas > 1) are not timed")
+    declared = module_meshes(module)
+    if declared and program.mesh and dict(declared[0]) != dict(program.mesh):
+        raise MeasurementError(
+            f"{program.source}: cannot measure it on mesh "
+            f"{','.join(f'{a}={s}' for a, s in program.mesh)}: it was exported for mesh "
+            f"{','.join(f'{a}={s}' for a, s in declared[0])}, which is what would run; "
+            "re-export it for the mesh you want")
+    own = self_devices(module)
+    if own > 1 and own != program.num_devices:
+        raise MeasurementError(f"{program.source}: cannot measure it on "
+                               f"{_spans(program)}: it was exported for {own}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:300]
+
+
+def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingStats:
+    import jax
+    from jax._src import compiler
+    from jax._src.lib import xla_client
+    from jax._src.sharding_impls import GSPMDSharding
+
+    from ..featurize.mlir import parse_module
+    from ..featurize.partition import module_bytecode, module_meshes
+
+    label = program.source
+    module = parse_module(data, label)
+    specs = entry_arguments(module, label)
+    if devices > 1:
+        _check_module(module, program)
+    chosen = jax.devices()[:devices]
+    client = chosen[0].client
+    options = compiler.get_compile_options(
+        num_replicas=1, num_partitions=devices,
+        device_assignment=[[d.id for d in chosen]], backend=client)
+    if devices > 1:   # the module's shardings (or shard_map bodies) split it, as in jax
+        options.executable_build_options.use_spmd_partitioning = True
+        options.executable_build_options.use_shardy_partitioner = bool(module_meshes(module))
+    where = f"the local {here.backend} backend ({here.device_name})"
+    try:
+        executable = client.compile_and_load(module_bytecode(module),
+                                             xla_client.DeviceList(tuple(chosen)), options)
+        try:
+            args = random_args(specs, np.random.default_rng(0))
+        except ValueError as exc:   # an element type with no random draw (quantized, ...)
+            raise MeasurementError(f"{label}: cannot make its arguments: {exc}") from None
+        if devices > 1:
+            args = [jax.device_put(a, GSPMDSharding(tuple(chosen), sharding))
+                    for a, sharding in zip(args, executable.get_parameter_shardings())]
+    except MeasurementError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - XLA rejected the program: one line
+        raise MeasurementError(f"{label}: does not compile on {where}: "
+                               f"{_first_line(exc)}") from None
+
+    def call() -> Any:
+        return jax.block_until_ready(
+            executable.execute_sharded(args).disassemble_into_single_device_arrays())
+
+    try:
+        return measure(call, **PROGRAM_TIMING)
+    except Exception as exc:  # noqa: BLE001 - the run failed (out of memory, ...)
+        raise MeasurementError(f"{label}: failed to run on {where}: "
+                               f"{_first_line(exc)}") from None
+
+
+def entry_arguments(module: Any, label: str) -> list[tuple[tuple[int, ...], str]]:
+    """(shape, element type) of every argument of the module's step function, which is
+    renamed @main (what XLA runs) when it is the one public function, and whose donated
+    arguments are made plain ones."""
+    from ..featurize.mlir import bindings
+
+    ir = bindings()[0]
+    with module.context:
+        funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                 for op in module.body.operations if op.operation.name == "func.func"}
+        public = [f for n, f in funcs.items() if "sym_visibility" not in f.attributes
+                  or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
+        func = funcs.get("main") or (public[0] if len(public) == 1 else None)
+        if func is None:
+            raise MeasurementError(f"{label}: no @main and not exactly one public function: "
+                                   "cannot tell which function is the step")
+        func.attributes["sym_name"] = ir.StringAttr.get("main")
+        if "arg_attrs" in func.attributes:
+            kept = []
+            for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
+                d = ir.DictAttr(attrs)
+                named = [d[i] for i in range(len(d))]
+                kept.append(ir.DictAttr.get({n.name: n.attr for n in named
+                                             if n.name not in _DONATION}))
+            func.attributes["arg_attrs"] = ir.ArrayAttr.get(kept)
+        specs = []
+        for i, t in enumerate(ir.FunctionType(ir.TypeAttr(
+                func.attributes["function_type"]).value).inputs):
+            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+                raise MeasurementError(f"{label}: argument {i} is {t}; fidelity 'measured' "
+                                       "feeds statically shaped tensors only")
+            specs.append((tuple(t.shape), str(t.element_type)))
+    return specs
