@@ -84,3 +84,16 @@ def test_the_benchmark_prints_both_tables_for_one_workload():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("| resnet18-train | ") == 5 + 2     # five systems, two meshes
     assert "8 x TPU v3" in done.stdout and "(none needed)" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_largest_workload_passes_the_default_budgets(wl, monkeypatch):
+    """A 3B-parameter LLaMA-style train step, FSDP over 4 devices, loads, partitions and
+    predicts under the default input, op, nesting and call budgets (featurize/limits.py)."""
+    for name in ("STABLECOST_MAX_PROGRAM_BYTES", "STABLECOST_MAX_NESTING",
+                 "STABLECOST_MAX_CALL_DEPTH", "STABLECOST_MAX_OPS"):
+        monkeypatch.delenv(name, raising=False)
+    workload = wl.WORKLOADS["llama3-3b-train"]
+    text = wl.lower(workload, 4)
+    p = stablecost.predict(text, "H100-SXM", fidelity="roofline", mesh=workload.mesh(4))
+    assert p.num_devices == 4 and p.step_time_s > 0 and p.flops > 1e13
