@@ -506,3 +506,13 @@ def test_stablecost_serve_process(tmp_path):
             raise
         proc.stderr.close()
     assert code == 0
+
+
+def test_server_side_damage_is_a_500_and_user_errors_are_400():
+    """A broken model bundle or catalog is the server's fault, not the request's."""
+    from stablecost.errors import HardwareSpecError, InvalidArgumentError, ModelError
+    from stablecost.serve.http.errors import status_of
+
+    assert status_of(ModelError("bundle damaged")) == 500
+    assert status_of(HardwareSpecError("catalog damaged")) == 500
+    assert status_of(InvalidArgumentError("bad mesh")) == 400

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...errors import (
     HardwareSpecError,
+    ModelError,
     RequestTooLargeError,
     StablecostError,
 )
@@ -34,8 +35,8 @@ def error_response(status: int, error_type: str, message: str,
 def status_of(exc: StablecostError) -> int:
     if isinstance(exc, RequestTooLargeError):
         return 413
-    if isinstance(exc, HardwareSpecError):
-        return 500  # the server's catalog is broken, not the request
+    if isinstance(exc, (HardwareSpecError, ModelError)):
+        return 500  # the server's catalog or model bundle is broken, not the request
     return 400
 
 
