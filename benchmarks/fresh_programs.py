@@ -4,7 +4,7 @@
 to the timing loop and the table that judge them.)
 
     .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--rounds 2]
-        [--timings FILE] [--set fresh|never-seen]
+        [--timings FILE] [--set fresh|never-seen|never-seen-2]
 
 Builds JAX training steps that are not in the program zoo the bundled models were
 trained on, times each on this machine exactly as `stablecost collect programs` does, and prints
@@ -290,23 +290,27 @@ def spectral_layers(batch: int = 16, length: int = 1024, width: int = 32, modes:
 
 # program -> (builder, the zoo family it resembles, or None when no zoo family does)
 NEVER_SEEN = ROOT / "benchmarks" / "never_seen"
+NEVER_SEEN_SETS = {"never-seen": "never_seen", "never-seen-2": "never_seen_2"}
 
 
-def never_seen_programs() -> dict[str, tuple[Callable[[], Any], str | None]]:
-    """The committed never-seen set, refused when its file no longer has the committed
-    hash (an edited set has been seen)."""
+def never_seen_programs(which: str = "never-seen"
+                        ) -> dict[str, tuple[Callable[[], Any], str | None]]:
+    """A committed never-seen set (its `--set` name), refused when its file no longer has
+    the committed hash (an edited set has been seen)."""
     import hashlib
+    import importlib
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    source = NEVER_SEEN / "programs.py"
+    folder = ROOT / "benchmarks" / NEVER_SEEN_SETS[which]
+    source = folder / "programs.py"
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
-    committed = (NEVER_SEEN / "SHA256").read_text().strip()
+    committed = (folder / "SHA256").read_text().strip()
     if digest != committed:
         raise SystemExit(f"{source} has SHA-256 {digest}, not the committed {committed}: "
                          "the never-seen set was edited, so it is no longer unseen")
-    from never_seen.programs import PROGRAMS
+    programs = importlib.import_module(f"{NEVER_SEEN_SETS[which]}.programs").PROGRAMS
 
-    return {name: (build, None) for name, build in PROGRAMS.items()}
+    return {name: (build, None) for name, build in programs.items()}
 
 
 def programs(quick: bool) -> dict[str, tuple[Callable[[], Any], str | None]]:
@@ -408,9 +412,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hardware", default="host-cpu")
     parser.add_argument("--quick", action="store_true", help="fewer, smaller programs")
-    parser.add_argument("--set", choices=("fresh", "never-seen"), default="fresh",
-                        help="fresh: the programs of this file; never-seen: the committed "
-                             "set in benchmarks/never_seen/ (judges a model once)")
+    parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), default="fresh",
+                        help="fresh: the programs of this file; never-seen, never-seen-2: "
+                             "the committed sets in benchmarks/never_seen/ and "
+                             "benchmarks/never_seen_2/ (each judges a model once)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="timings per program, taken in rounds over all programs "
                              "(default 2; the measured time is their geometric mean)")
@@ -428,7 +433,8 @@ def main() -> None:
     built = {}
     analyses = {}
     families = {}
-    chosen = never_seen_programs() if args.set == "never-seen" else programs(args.quick)
+    chosen = (never_seen_programs(args.set) if args.set in NEVER_SEEN_SETS
+              else programs(args.quick))
     for name, (build, family) in chosen.items():
         built[name] = build()
         analyses[name] = stablecost.analyze(built[name].as_text(debug_info=True))
