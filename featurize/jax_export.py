@@ -13,7 +13,7 @@ crashes, and each is a one-line ProgramParseError.
     >>> exp = jax.export.export(jax.jit(f))(x)
     >>> module_bytes, notes = read_exported(bytes(exp.serialize()), "f.jexp")
     >>> notes[0]
-    "jax.export artifact of function 'f' for platforms cpu on 1 device(s)"
+    "jax.export artifact of function 'f' for platforms cpu on 1 device(s) (calling convention 10)"
 """
 
 from __future__ import annotations
@@ -81,14 +81,14 @@ def _notes(exp: Any) -> list[str]:
              f"on {exp.nr_devices} device(s) (calling convention "
              f"{exp.calling_convention_version})"]
     if exp.nr_devices > 1:
-        notes.append("exported in-shardings: " + _shardings(exp.in_shardings_hlo)
-                     + "; out-shardings: " + _shardings(exp.out_shardings_hlo)
-                     + " (the module carries them: pass mesh= (--mesh) for the per-device "
-                       "program)")
+        # the module carries these too (sdy / mhlo.sharding attributes), which is what
+        # placement partitions by when a mesh is given
+        notes.append("exported shardings: in " + _shardings(exp.in_shardings_hlo)
+                     + "; out " + _shardings(exp.out_shardings_hlo))
     return notes
 
 
 def _shardings(shardings: Any) -> str:
-    shown = ["replicated/unspecified" if s is None else str(s) for s in shardings or ()]
+    shown = ["unspecified" if s is None else str(s) for s in shardings or ()]
     text = ", ".join(shown) or "none"
     return text if len(text) <= 300 else text[:300] + "..."

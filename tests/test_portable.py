@@ -8,6 +8,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 from jax import export
+from jax.sharding import AbstractMesh, AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 import stablecost
 from stablecost.errors import ProgramParseError
@@ -111,3 +113,25 @@ def test_unsupported_vhlo_version_names_it(exported):
     with pytest.raises(ProgramParseError, match=r"unsupported StableHLO portable artifact "
                        r"\(VHLO bytecode, StableHLO_v9\.9.*this jaxlib reads"):
         stablecost.load_program(future, name="future")
+
+
+def test_multi_device_export_notes_its_shardings_and_partitions_on_a_mesh():
+    """Exported for a 4x2 mesh without devices (an abstract mesh). Global: 2*64*32*16 =
+    65,536 dot FLOPs; per device of data=4,model=2: 16x32 @ 32x8, 2*16*32*8 = 8,192."""
+    mesh = AbstractMesh((4, 2), ("data", "model"), axis_types=(AxisType.Explicit,) * 2)
+
+    def g(x, w):
+        return x @ w
+
+    args = (jax.ShapeDtypeStruct((64, 32), jnp.float32,
+                                 sharding=NamedSharding(mesh, P("data", None))),
+            jax.ShapeDtypeStruct((32, 16), jnp.float32,
+                                 sharding=NamedSharding(mesh, P(None, "model"))))
+    with jax.sharding.use_abstract_mesh(mesh):
+        data = bytes(export.export(jax.jit(g))(*args).serialize())
+    p = stablecost.load_program(data)
+    assert "on 8 device(s)" in p.notes[0]
+    assert p.notes[1].startswith("exported shardings: in {devices=[4,1,2]")
+    assert stablecost.analyze(p).flops == 65536
+    per_device = stablecost.load_program(data, mesh="data=4,model=2")
+    assert stablecost.analyze(per_device).flops == 8192
