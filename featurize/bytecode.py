@@ -33,11 +33,13 @@ _PADDING = 0xCB
 
 
 class _Reader:
-    def __init__(self, data: bytes, start: int, end: int, what: str, name: str) -> None:
+    def __init__(self, data: bytes, start: int, end: int, what: str, name: str,
+                 kind: str = "MLIR bytecode") -> None:
         self.data, self.pos, self.end, self.what, self.name = data, start, end, what, name
+        self.kind = kind
 
     def fail(self, message: str, at: int | None = None) -> ProgramParseError:
-        return ProgramParseError(f"{self.name}: corrupt MLIR bytecode: {self.what} "
+        return ProgramParseError(f"{self.name}: corrupt {self.kind}: {self.what} "
                                  f"(byte {self.pos if at is None else at}): {message}")
 
     def left(self) -> int:
@@ -79,6 +81,9 @@ def check_bytecode(data: bytes, name: str) -> None:
     if producer_end < 0:
         raise head.fail("the producer string has no terminating NUL")
     _utf8(data[head.pos:producer_end], head, "the producer string")
+    producer = data[head.pos:producer_end].decode("utf-8")
+    if producer.startswith("StableHLO_v"):   # errors name a portable artifact's version
+        head.kind = f"StableHLO portable artifact (VHLO bytecode, {producer[:40]})"
     head.pos = producer_end + 1
     sections: dict[int, tuple[int, int]] = {}
     while head.left():
@@ -108,7 +113,7 @@ def check_bytecode(data: bytes, name: str) -> None:
 
     def reader(ident: int) -> _Reader:
         start, end = sections[ident]
-        return _Reader(data, start, end, f"{_NAMES[ident]} section", name)
+        return _Reader(data, start, end, f"{_NAMES[ident]} section", name, head.kind)
 
     _check_strings(reader(0))
     reader(1).count("dialects")

@@ -24,7 +24,9 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     """Load a StableHLO program.
 
     `source` may be a path (`.mlir` text in pretty or generic form, `.mlirbc`
-    bytecode), MLIR text, bytes (text or bytecode), a `jax.stages.Lowered`, a jitted
+    bytecode or a StableHLO portable artifact of any version this jaxlib reads, the
+    bytes of `jax.export.Exported.serialize()`), MLIR text, bytes (any of those), a
+    `jax.stages.Lowered`, a jitted
     or plain JAX function (then pass example arguments), an `ir.Module`, or a
     `Program` (returned as is).
 
@@ -55,9 +57,10 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     mesh_t = None if mesh is None else parse_mesh(mesh)
     if isinstance(source, Program):
         return source if mesh_t is None else program_on_mesh(source, mesh_t)
-    module, label, stablehlo = module_from_source(source, name, example_args, example_kwargs,
-                                                  mesh_t)
+    module, label, stablehlo, notes = module_from_source(source, name, example_args,
+                                                         example_kwargs, mesh_t)
     program = load_module(module, label, mesh_t, partition)
+    program.notes[:0] = notes   # what a jax.export artifact said about itself
     # the global module, whatever the mesh: the measured fidelity compiles it
     program.stablehlo = stablehlo
     return program

@@ -165,10 +165,14 @@ def _typed(payload: bytes, label: str) -> StablecostError:
 
 def parse_bytecode(data: bytes, label: str) -> Any:
     """Bytecode -> a module in this process (the child's parse, or that of a process
-    that is itself disposable): the reader's own failures on corrupt input, such as
+    that is itself disposable); a StableHLO portable artifact is deserialized from VHLO
+    (`featurize/portable.py`). The reader's own failures on corrupt input, such as
     "SmallVector unable to grow" on a count of billions, are a one-line error too."""
     from .mlir import parse_module
+    from .portable import deserialize_artifact, vhlo_version
 
+    if vhlo_version(data) is not None:   # a portable artifact: VHLO, not StableHLO
+        return deserialize_artifact(data, label)
     try:
         return parse_module(data, label)
     except (ValueError, RuntimeError, OverflowError) as exc:

@@ -10,7 +10,8 @@
     stablecost serve [--host H] [--port P] ...   (see serve/cli/serve.py)
     stablecost train xgboost|gnn | evaluate ... (see serve/cli/train.py)
 
-PROGRAM is a .mlir / .mlirbc path or `-` for stdin. User errors print one line and
+PROGRAM is a .mlir / .mlirbc path (text, bytecode, a StableHLO portable artifact), a
+jax.export artifact, or `-` for stdin. User errors print one line and
 exit with code 2.
 """
 

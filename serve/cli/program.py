@@ -17,16 +17,19 @@ from .console import (
     where,
 )
 
+PROGRAM_HELP = (".mlir or .mlirbc file (text, bytecode, a StableHLO portable artifact), a "
+                "jax.export artifact (Exported.serialize() bytes), or - for stdin")
+
 
 def add_parsers(sub: Any, parser_class: type) -> None:
     analyze = sub.add_parser("analyze", help="FLOPs, bytes and per-opcode statistics")
-    analyze.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
+    analyze.add_argument("program", help=PROGRAM_HELP)
     analyze.add_argument("--json", action="store_true", help="machine-readable output")
     analyze.add_argument("--mesh", default=None,
                          help="device mesh AXIS=SIZE,...: analyze one device's program")
 
     predict = sub.add_parser("predict", help="predicted step time with per-kernel breakdown")
-    predict.add_argument("program", help=".mlir or .mlirbc file, or - for stdin")
+    predict.add_argument("program", help=PROGRAM_HELP)
     predict.add_argument("--hardware", required=True,
                          help="catalog name(s), comma-separated (see `stablecost hardware list`)")
     predict.add_argument("--fidelity", default="auto",
