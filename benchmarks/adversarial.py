@@ -24,6 +24,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -92,24 +93,20 @@ def run_http(cases: list[Case]) -> dict:
 
 
 def post(host: str, port: int, body: dict, timeout_s: float = 300) -> str:
-    conn = http.client.HTTPConnection(host, port, timeout=timeout_s)
-    try:
-        conn.request("POST", "/v1/predict", body=json.dumps(body).encode(),
-                     headers={"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        return classify(resp.status, resp.read())
-    except (OSError, http.client.HTTPException):
-        return "death"
-    finally:
-        conn.close()
+    return _send(host, port, json.dumps(body).encode(), timeout_s)
 
 
 def chunked_zeros(host: str, port: int, size: int) -> str:
-    conn = http.client.HTTPConnection(host, port, timeout=60)
+    return _send(host, port, (b"\0" * 65536 for _ in range(size // 65536)), 60,
+                 encode_chunked=True)
+
+
+def _send(host: str, port: int, body: Any, timeout_s: float, **kwargs: Any) -> str:
+    """POST `body` to /v1/predict and classify the answer ("death": no answer)."""
+    conn = http.client.HTTPConnection(host, port, timeout=timeout_s)
     try:
-        chunks = (b"\0" * 65536 for _ in range(size // 65536))
-        conn.request("POST", "/v1/predict", body=chunks, encode_chunked=True,
-                     headers={"Content-Type": "application/json"})
+        conn.request("POST", "/v1/predict", body=body,
+                     headers={"Content-Type": "application/json"}, **kwargs)
         resp = conn.getresponse()
         return classify(resp.status, resp.read())
     except (OSError, http.client.HTTPException):

@@ -292,16 +292,9 @@ def run_load(host: str, port: int, bodies: list[bytes], clients: int, duration_s
                 latencies.extend(mine)
                 errors.extend(failures)
 
-    threads = [threading.Thread(target=client, args=(i,), daemon=True)
-               for i in range(clients)]
-    for t in threads:
-        t.start()
-    deadline[0] = time.perf_counter() + duration_s
-    t_start = time.perf_counter()
-    start.wait()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t_start
+    from http_mix import run_clients
+
+    elapsed = run_clients(client, clients, duration_s, deadline, start)
     latencies.sort()
     done = len(latencies) + sum(1 for e in errors if not e.startswith("HTTP"))
     return {

@@ -66,6 +66,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -90,6 +91,23 @@ WORKER_CLASSES = frozenset({"non-utf8-names", "deep-nesting", "nested-calls",
 CHIPS = ("H100-SXM", "H200-SXM", "A100-SXM-80GB", "B200", "MI300X", "TPU-v5e", "TPU-v5p",
          "L4")
 JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+def run_clients(client: Any, clients: int, duration_s: float, deadline: list[float],
+                start: Any) -> float:
+    """Run `client(i)` on `clients` threads until they return; the clock starts once
+    they are all up (`start`, a barrier they pass) and `deadline[0]` is set `duration_s`
+    ahead. Returns the seconds from the deadline's setting to the last one's end."""
+    threads = [threading.Thread(target=client, args=(i,), daemon=True)
+               for i in range(clients)]
+    for t in threads:
+        t.start()
+    deadline[0] = time.perf_counter() + duration_s
+    t_start = time.perf_counter()
+    start.wait()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t_start
 
 
 @dataclass(frozen=True)
@@ -346,16 +364,7 @@ def run_mix(host: str, port: int, pools: dict[str, list[Req]], invalid_share: fl
                 tally.add(cls, statuses[cls], latencies[cls], unexpected[cls],
                           failures[cls], samples if cls == VALID else [])
 
-    threads = [threading.Thread(target=client, args=(i,), daemon=True)
-               for i in range(clients)]
-    for t in threads:
-        t.start()
-    deadline[0] = time.perf_counter() + duration_s
-    t_start = time.perf_counter()
-    start.wait()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t_start
+    elapsed = run_clients(client, clients, duration_s, deadline, start)
     rows = {}
     everything: list[float] = []
     for cls in [VALID, *invalid]:

@@ -15,14 +15,21 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 import numpy as np
 
 from ..dtypes import jax_dtype
 from ..errors import InvalidArgumentError
 from ..hardware.fingerprint import Machine, local_machine
-from ..hardware.timing import CacheEvictor, TimingStats, blocking, measure
+from ..hardware.timing import (  # the settings live with the rule the measured fidelity shares
+    KERNEL_TIMING,
+    PROGRAM_TIMING,
+    CacheEvictor,
+    TimingStats,
+    blocking,
+    measure,
+)
 from . import kernels as kernel_gen
 from . import zoo
 from .store.schema import sample_id
@@ -35,17 +42,6 @@ if TYPE_CHECKING:
 COLLECTOR_VERSION = "1"
 
 
-class TimingSettings(TypedDict):
-    """Keyword arguments of `hardware.timing.measure`, per kind of sample."""
-
-    warmup: int
-    min_repeats: int
-    max_repeats: int
-    max_time_s: float
-
-
-KERNEL_TIMING = TimingSettings(warmup=2, min_repeats=10, max_repeats=100, max_time_s=0.5)
-PROGRAM_TIMING = TimingSettings(warmup=2, min_repeats=5, max_repeats=30, max_time_s=3.0)
 
 
 @dataclass

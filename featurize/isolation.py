@@ -144,12 +144,17 @@ def _stop_child() -> str:
             stream.close()
         except OSError:
             pass
-    if code >= 0:
-        return f"exit code {code}"
+    return exit_description(code)
+
+
+def exit_description(exit_code: int) -> str:
+    """How a child process ended: `-11` -> "SIGSEGV", `1` -> "exit code 1"."""
+    if exit_code >= 0:
+        return f"exit code {exit_code}"
     try:
-        return signal.Signals(-code).name
+        return signal.Signals(-exit_code).name
     except ValueError:
-        return f"signal {-code}"
+        return f"signal {-exit_code}"
 
 
 def _typed(payload: bytes, label: str) -> StablecostError:

@@ -34,8 +34,8 @@ class TimingSettings(TypedDict):
     max_time_s: float
 
 
-# The collector's settings (`datasets.collect` holds the same values; a test keeps them
-# equal): single kernels, and whole steps, which the measured fidelity times too.
+# The collector's settings (`datasets.collect` re-exports them): single kernels, and
+# whole steps, which the measured fidelity times too.
 KERNEL_TIMING = TimingSettings(warmup=2, min_repeats=10, max_repeats=100, max_time_s=0.5)
 PROGRAM_TIMING = TimingSettings(warmup=2, min_repeats=5, max_repeats=30, max_time_s=3.0)
 

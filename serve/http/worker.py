@@ -102,13 +102,9 @@ class Worker:
 
 
 def _how(exit_code: int) -> str:
-    """`-11` -> "SIGSEGV", `1` -> "exit code 1"."""
-    if exit_code >= 0:
-        return f"exit code {exit_code}"
-    try:
-        return signal.Signals(-exit_code).name
-    except ValueError:
-        return f"signal {-exit_code}"
+    from ...featurize.isolation import exit_description
+
+    return exit_description(exit_code)
 
 
 def worker_main(conn: Any, settings: WorkerSettings) -> None:  # pragma: no cover - child
