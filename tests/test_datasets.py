@@ -513,3 +513,21 @@ def test_shipped_cpu_dataset_validates_and_covers_every_family():
     assert size <= 20e6
     [dataset] = store.find_datasets(SHIPPED)
     assert (dataset / "hardware.toml").is_file() and (dataset / "noise.json").is_file()
+
+
+def test_shipped_machines_each_in_their_own_root():
+    """data/ keeps every machine's measurements: the reference machine's under data/cpu
+    (which training names) and the second machine's beside it, each intact."""
+    from stablecost.datasets.store.validation import validate
+    from stablecost.train.data import pick_dataset
+
+    reference = pick_dataset(ROOT / "data" / "cpu", "host-cpu")
+    second = pick_dataset(ROOT / "data" / "cpu-3076d9df", "host-cpu")
+    ids = {store.DatasetInfo.read(d).fingerprint_id for d in (reference, second)}
+    assert len(ids) == 2
+    fingerprint = store.DatasetInfo.read(second).fingerprint
+    assert fingerprint["cpu_family"] == 25 and "avx512_bf16" in fingerprint["cpu_isa"]
+    (report,) = validate(second)
+    assert not report.problems and report.checksums and report.rows == 2115
+    kinds = set(store.read_frame(second, columns=["kind"])["kind"])
+    assert kinds == {"kernel", "program"}

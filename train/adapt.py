@@ -35,7 +35,7 @@ from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..datasets.splits import split_of
 from ..errors import InvalidArgumentError, ModelError
-from ..featurize.analysis import analyze
+from ..featurize.analysis import Analysis, analyze
 from ..featurize.fusion import COLLECTIVE
 from ..featurize.ingest import load_program
 from ..featurize.program import FEATURIZER_VERSION
@@ -47,7 +47,7 @@ from ..models.adaptation import (
     adaptation_path,
     local_fingerprint_id,
 )
-from ..models.learned import LearnedModels, load_models, predict_kernels
+from ..models.learned import LearnedKernels, LearnedModels, load_models, predict_kernels
 
 ADAPT_SEED = 101          # not the training sweep's seed 0
 SHRINK = 10.0             # pseudo-samples pulling a kind's factor toward the global one
@@ -138,20 +138,29 @@ def residuals_here(data_dir: Path, models: LearnedModels,
     out = []
     for group, text, measured in frame.itertuples(index=False):
         analysis = analyze(load_program(text))
-        learned = predict_kernels(models, analysis, hw)
-        if not (learned.step_s > 0 and measured > 0):
-            continue
-        ratio = math.log(measured / learned.step_s)
-        if learned.step_source != "kernel_sum":   # a step model (GNN or calibration)
-            out.append(Residual("step", "step", group, ratio))
-            continue
-        weights = [0.0 if k.kind == COLLECTIVE else k.count * float(t)
-                   for k, t in zip(analysis.kernels, learned.time_s)]
-        if not weights or max(weights) <= 0:
-            continue
-        dominant = analysis.kernels[int(np.argmax(weights))].kind
-        out.append(Residual("kernel", dominant, group, ratio))
+        residual = residual_of(models, analysis, predict_kernels(models, analysis, hw),
+                               group, measured)
+        if residual is not None:
+            out.append(residual)
     return out
+
+
+def residual_of(models: LearnedModels, analysis: Analysis, learned: LearnedKernels,
+                group_id: str, measured_s: float) -> Residual | None:
+    """One sample's residual as adapt fits it: a step residual when a step model (the
+    GNN or the step calibration) priced it, else a kernel residual keyed by the kernel
+    kind that dominates its time; None when there is nothing to fit."""
+    if not (learned.step_s > 0 and measured_s > 0):
+        return None
+    ratio = math.log(measured_s / learned.step_s)
+    if learned.step_source != "kernel_sum":
+        return Residual("step", "step", group_id, ratio)
+    weights = [0.0 if k.kind == COLLECTIVE else k.count * float(t)
+               for k, t in zip(analysis.kernels, learned.time_s)]
+    if not weights or max(weights) <= 0:
+        return None
+    dominant = analysis.kernels[int(np.argmax(weights))].kind
+    return Residual("kernel", dominant, group_id, ratio)
 
 
 def fit_factors(residuals: list[Residual]) -> dict[str, float]:
