@@ -1,6 +1,7 @@
 """The bundled host-cpu models on another machine: before adapt, after adapt, roofline.
 
     .venv/bin/python benchmarks/cross_machine.py [--data data/cpu-3076d9df] [--hardware host-cpu]
+        [--spec own|bundle]
 
 The project keeps every machine's measurements: `data/cpu/` is the machine the bundle
 was trained on, and each other `data/*/` dataset holds the kernels and whole programs
@@ -17,8 +18,15 @@ bundle's), its programs are priced three ways, on the stored timings:
 - roofline: the summed kernel roofline on that machine's own calibrated spec (the
   dataset's `hardware.toml`).
 
+The bundle reads a kernel through a spec: by default (`--spec own`) the measured
+machine's calibration, as `predict` does on a machine whose fingerprint differs from
+the bundle's (its kernel targets are ratios to the roofline, so they carry to another
+machine's numbers); `--spec bundle` prices with the spec the bundle was trained with,
+to show what the machine-relative reading is worth.
+
 One Markdown table per dataset: per program family, then pooled (MAPE, median APE,
-Kendall τ within families). Pricing ~2,000 samples takes about 2 minutes on 2 cores;
+Kendall τ within families), and a line for the kernel samples (before adapt only: adapt
+fits its kernel factors on all of them). Pricing ~2,000 samples takes about 2 minutes on 2 cores;
 the figures do not depend on the machine it runs on.
 """
 
@@ -81,8 +89,9 @@ def learned_step(models, analysis, learned, roofline_s: float) -> float:
     return learned.floor_s + float(np.dot([k.count for k in analysis.kernels], learned.time_s))
 
 
-def price(dataset: Path, models) -> Priced:
+def price(dataset: Path, models, spec: str = "own") -> Priced:
     from stablecost.datasets import store
+    from stablecost.errors import StablecostError
     from stablecost.featurize.analysis import analyze
     from stablecost.featurize.ingest import load_program
     from stablecost.models.learned import predict_kernels
@@ -90,14 +99,22 @@ def price(dataset: Path, models) -> Priced:
     from stablecost.train.adapt import residual_of
     from stablecost.train.data import dataset_hardware
 
-    own = dataset_hardware(dataset)
+    own = dataset_hardware(dataset)        # the roofline is always the machine's own
+    priced_with = own
+    if spec == "bundle":
+        if models.spec is None:
+            raise StablecostError(f"the {models.hardware} bundle ships no spec of its own")
+        priced_with = models.spec
+    elif models.pricing_hardware(own)[0] is not own:
+        raise StablecostError("this machine matches the bundle's, so the bundle would price "
+                              "with its own spec; run with --spec bundle")
     frame = store.read_frame(dataset, columns=["kind", "family", "group_id", "stablehlo",
                                                "median_s"])
     kinds, families, measured, residuals, before, roofline, parts = [], [], [], [], [], [], []
     start = time.perf_counter()
     for i, (kind, family, group, text, median_s) in enumerate(frame.itertuples(index=False)):
         analysis = analyze(load_program(text))
-        learned = predict_kernels(models, analysis, own)
+        learned = predict_kernels(models, analysis, priced_with)
         rl = float(sum(k.count * t.time_s for k, t in
                        zip(analysis.kernels, kernel_times(analysis.kernels, analysis.program,
                                                           own))))
@@ -173,6 +190,14 @@ def table(priced: Priced, after_s: np.ndarray) -> list[str]:
     s = {c: metrics.summary(measured, v) for c, v in columns.items()}
     lines.append("| median APE | | " + " | ".join(f"{s[c]['median_ape']:.1%}" for c in COLUMNS)
                  + " | | |")
+    kernels = priced.kind == "kernel"
+    k = {c: metrics.summary(priced.measured_s[kernels], v[kernels])
+         for c, v in (("learned", priced.before_s), ("roofline", priced.roofline_s))}
+    lines.append(f"| kernel samples (MAPE / median APE) | {kernels.sum()} | "
+                 f"{k['learned']['mape']:.1%} / {k['learned']['median_ape']:.1%} | | "
+                 f"{k['roofline']['mape']:.1%} / {k['roofline']['median_ape']:.1%} | "
+                 f"{k['learned']['kendall_tau']:.2f} before | "
+                 f"{k['roofline']['kendall_tau']:.2f} |")
     return lines
 
 
@@ -182,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a dataset (or a folder of them) measured on another machine; "
                              "repeatable (default: every one under data/ not the bundle's)")
     parser.add_argument("--hardware", default="host-cpu")
+    parser.add_argument("--spec", choices=("own", "bundle"), default="own",
+                        help="price through the measured machine's calibration (own, as "
+                             "predict does there) or the bundle's training spec")
     args = parser.parse_args(argv)
 
     from stablecost.datasets import store
@@ -200,11 +228,12 @@ def main(argv: list[str] | None = None) -> int:
                                   f"{', '.join(map(str, roots))}")
         print(f"Run {datetime.date.today()}, commit {git_commit()}, bundle "
               f"{models.path.name} (kernel data {models.kernel_meta.get('data_digest')}, "
-              f"trained on {models.kernel_meta.get('dataset')}).\n")
+              f"trained on {models.kernel_meta.get('dataset')}); kernels read through "
+              f"{'each machine' if args.spec == 'own' else 'the bundle'}'s spec.\n")
         for dataset in datasets:
             info = store.DatasetInfo.read(dataset)
             say(f"pricing {dataset}")
-            priced = price(dataset, models)
+            priced = price(dataset, models, args.spec)
             after = after_adapt(priced, models)
             fitted = fit_factors([r for r in priced.residuals if r is not None])
             fp = info.fingerprint
