@@ -22,12 +22,14 @@ program's replica groups, and device `i` of the topology it is priced on.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import math
 import os
 import re
 import tempfile
 import threading
+import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidArgumentError, PartitionError
@@ -225,11 +227,33 @@ def _cpu_client(n: int) -> Any:
         return client
 
 
+# What XLA dumps while it partitions: the module after the `spmd-partitioning` pass (as
+# a proto and as text, which keeps the replica groups' device order), and after the pass
+# that follows it, whose dump marks the first one complete.
+_DUMP_OPTIONS: list[tuple[str, Any]] = [
+    ("xla_dump_hlo_pass_re", "spmd-partitioning|control-dep-rewriter"),
+    ("xla_dump_hlo_as_proto", True),
+    ("xla_dump_hlo_as_text", True),
+    ("xla_backend_optimization_level", 0),     # the CPU code is thrown away
+    ("xla_llvm_disable_expensive_passes", True),
+]
+# Any of these in the dump directory means the partitioned module's dump is complete
+# (XLA writes its dumps in order, from the compiling thread).
+_LATER_DUMPS = ("after_control-dep-rewriter", "cpu_after_optimizations")
+_POLL_S = 0.005
+
+
 def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, list[int]]]:
     """Run XLA's SPMD partitioner on `module` (an `ir.Module` sharded by annotations) for
     `mesh`. Returns the per-device program as StableHLO bytecode, and for collectives
     whose replica groups are mesh axes over a permuted device order, that order by
-    channel id (the HLO -> StableHLO conversion drops it)."""
+    channel id (the HLO -> StableHLO conversion drops it).
+
+    The partitioner runs inside an XLA:CPU compilation, in a child process
+    (`featurize/spmd_child.py`) that is killed as soon as the partitioned module is
+    dumped: the rest of the compilation is CPU code generation, about 97 % of its time
+    (5.4 s -> ~0.3 s for a 4-device 100M-parameter training step). Where no child can
+    be started, it compiles in this process."""
     n = mesh_size(mesh)
     if n > MAX_PARTITION_DEVICES:
         raise InvalidArgumentError(
@@ -237,37 +261,20 @@ def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, lis
             f"annotations is partitioned on one CPU device per chip, at most "
             f"{MAX_PARTITION_DEVICES:,} (give a smaller mesh, or a per-device program)")
     try:
-        from jax._src import compiler
-        from jax._src.lib import xla_client
         from jax.extend.mlir import hlo_to_stablehlo
     except ImportError as exc:  # pragma: no cover - jax is a dependency
         raise PartitionError(f"{label}: partitioning needs jax/jaxlib ({exc})") from None
     bytecode = module_bytecode(module)
     shardy = bool(module_meshes(module))
-    client = _cpu_client(n)
-    devices = client.devices()[:n]
-    options = compiler.get_compile_options(
-        num_replicas=1, num_partitions=n, device_assignment=[[d.id for d in devices]],
-        backend=client)
-    build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = shardy
-    with tempfile.TemporaryDirectory(prefix="stablecost-spmd-") as dump:
-        options.env_option_overrides = [
-            ("xla_dump_to", dump),
-            ("xla_dump_hlo_pass_re", "spmd-partitioning"),
-            ("xla_dump_hlo_as_proto", True),
-            ("xla_dump_hlo_as_text", True),
-            ("xla_backend_optimization_level", 0),     # the CPU code is thrown away
-            ("xla_llvm_disable_expensive_passes", True),
-        ]
-        try:
-            client.compile_and_load(bytecode, xla_client.DeviceList(tuple(devices)), options)
-        except Exception as exc:  # JaxRuntimeError: XLA rejected the program
-            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise PartitionError(
-                f"{label}: XLA could not partition the program for mesh {mesh_text(mesh)}: "
-                f"{message}") from None
+    with tempfile.TemporaryDirectory(prefix="stablecost-spmd-") as work:
+        dump = os.path.join(work, "dump")
+        os.mkdir(dump)
+        failure = _partition_in_child(bytecode, n, shardy, work, dump)
+        if failure is _NO_CHILD:
+            failure = _partition_here(bytecode, n, shardy, dump)
+        if failure:
+            raise PartitionError(f"{label}: XLA could not partition the program for mesh "
+                                 f"{mesh_text(mesh)}: {failure}")
         dumps = sorted(glob.glob(os.path.join(dump, "*after_spmd-partitioning*.hlo.pb")))
         if not dumps:
             raise PartitionError(
@@ -284,6 +291,118 @@ def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, lis
     if module_proto is None:
         raise PartitionError(f"{label}: unreadable XLA dump {os.path.basename(dumps[-1])}")
     return bytes(hlo_to_stablehlo(module_proto)), device_ids
+
+
+_NO_CHILD = "no child process"
+_idle: dict[str, Any] = {}     # "proc": a started child waiting for its request, "pid"
+_idle_lock = threading.Lock()
+_CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "spmd_child.py")
+
+
+def _spawn_child() -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-P", _CHILD_SCRIPT], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _take_child() -> Any:
+    """A started child for one partitioning (the waiting one when there is one), and
+    another started in the background for the next: its interpreter and jaxlib load
+    while this one partitions. None when no process can be started."""
+    with _idle_lock:
+        proc = _idle.pop("proc", None)
+        if proc is not None and (_idle.pop("pid") != os.getpid() or proc.poll() is not None):
+            proc = None                # inherited through a fork, or gone
+        try:
+            if proc is None:
+                proc = _spawn_child()
+            _idle.update(proc=_spawn_child(), pid=os.getpid())
+        except OSError:
+            return proc
+        return proc
+
+
+def _stop_idle_child() -> None:
+    with _idle_lock:
+        proc = _idle.pop("proc", None)
+        if proc is not None and _idle.pop("pid", None) == os.getpid():
+            proc.kill()
+            proc.wait()
+
+
+atexit.register(_stop_idle_child)
+
+
+def _partition_in_child(bytecode: bytes, n: int, shardy: bool, work: str,
+                        dump: str) -> str | None:
+    """Partition in a child process; returns None when the dump is complete, XLA's
+    error message, or `_NO_CHILD`."""
+    import json
+
+    proc = _take_child()
+    if proc is None:
+        return _NO_CHILD
+    source = os.path.join(work, "module.mlirbc")
+    errors = os.path.join(work, "stderr.txt")
+    with open(source, "wb") as f:
+        f.write(bytecode)
+    try:
+        request = {"bytecode": source, "devices": n, "shardy": shardy, "dump": dump,
+                   "overrides": _DUMP_OPTIONS, "stderr": errors}
+        try:
+            proc.stdin.write((json.dumps(request) + "\n").encode())
+            proc.stdin.close()
+        except OSError:                # it died before its request
+            return _NO_CHILD
+        while True:
+            if any(later in name for name in os.listdir(dump) for later in _LATER_DUMPS):
+                return None
+            code = proc.poll()
+            if code is not None:
+                if code == 0:
+                    return None
+                return _child_error(errors, code)
+            time.sleep(_POLL_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def _child_error(path: str, code: int) -> str:
+    from .isolation import exit_description
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line[len("error: "):].strip() for line in f
+                     if line.startswith("error: ")]
+    except OSError:
+        lines = []
+    return lines[-1] if lines else f"the partitioning process ended ({exit_description(code)})"
+
+
+def _partition_here(bytecode: bytes, n: int, shardy: bool, dump: str) -> str | None:
+    """Partition in this process (the whole compilation runs); None or XLA's error."""
+    from jax._src import compiler
+    from jax._src.lib import xla_client
+
+    client = _cpu_client(n)
+    devices = client.devices()[:n]
+    options = compiler.get_compile_options(
+        num_replicas=1, num_partitions=n, device_assignment=[[d.id for d in devices]],
+        backend=client)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = shardy
+    options.env_option_overrides = [("xla_dump_to", dump), *_DUMP_OPTIONS]
+    try:
+        client.compile_and_load(bytecode, xla_client.DeviceList(tuple(devices)), options)
+    except Exception as exc:  # JaxRuntimeError: XLA rejected the program
+        text = str(exc).strip()
+        return text.splitlines()[0] if text else type(exc).__name__
+    return None
 
 
 _MESH_GROUPS = re.compile(r"channel_id=(\d+), replica_groups=mesh\[[^\]]*\], "

@@ -93,6 +93,29 @@ def test_partitioner_errors_name_what_is_allowed(mlp_annotated_text):
     assert parse_mesh("data=4, model=2") == parse_mesh(MESH) == (("data", 4), ("model", 2))
 
 
+def test_partitioning_in_this_process_gives_what_the_child_process_gives(
+        mlp_annotated_text, monkeypatch, tmp_path):
+    from stablecost.featurize import partition
+
+    in_child = stablecost.load_program(mlp_annotated_text, mesh=MESH)
+
+    def no_processes():
+        raise OSError("no processes here")
+
+    partition._stop_idle_child()
+    monkeypatch.setattr(partition, "_spawn_child", no_processes)
+    here = stablecost.load_program(mlp_annotated_text + "\n", mesh=MESH)
+    assert [op.opcode for op in here.ops] == [op.opcode for op in in_child.ops]
+    assert [[str(t) for t in op.operands] for op in here.ops] == \
+        [[str(t) for t in op.operands] for op in in_child.ops]
+    # what XLA rejects comes back from the child as its one-line message
+    monkeypatch.undo()
+    (tmp_path / "dump").mkdir()
+    failure = partition._partition_in_child(b"not a module", 2, False, str(tmp_path),
+                                            str(tmp_path / "dump"))
+    assert failure and failure != partition._NO_CHILD and "\n" not in failure
+
+
 def test_jax_function_with_mesh_needs_no_devices():
     fn, args = _mlp_grad()
     program = stablecost.load_program(fn, *args, mesh="data=8,model=1")
