@@ -155,3 +155,12 @@ def test_predict_and_cli_take_shapes(tmp_path):
     assert failed.returncode != 0
     assert "Traceback" not in failed.stderr
     assert "--dim b=N" in failed.stderr
+
+
+def test_predict_many_candidates_take_dims():
+    exp = _exported(_dense, ("b, 64", "64, 32"))
+    data = bytes(exp.serialize())
+    out = stablecost.predict_many([{"program": data, "dims": {"b": b}} for b in (8, 512)],
+                                  hardware="H100-SXM", fidelity="roofline")
+    assert out[0].flops == 2 * 8 * 32 * 64 + 8 * 32
+    assert out[1].flops == 2 * 512 * 32 * 64 + 512 * 32

@@ -95,7 +95,8 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
             check_fidelity(fid)
             hw = resolve_hardware(c.hardware if c.hardware is not None else hardware, fid)
             entry = cache.prepared(c.program, c.mesh if c.mesh is not None else mesh,
-                                   c.args, c.kwargs)
+                                   c.args, c.kwargs, entry=c.entry, shapes=c.shapes,
+                                   dims=c.dims)
             out.append(predict_prepared(entry, hw, fid,
                                 c.topology if c.topology is not None else topology,
                                 _overlap(c.overlap, default_overlap)))
