@@ -5,9 +5,12 @@
 the symbolic dimensions of a jax.export module ({"b": 8}, CLI `--dim b=8`). A
 jax.export module passes each symbolic dimension to its inner functions as an argument
 marked `jax.global_constant = "b"`, computed in @main by `get_dimension_size` of one
-argument's dimension (through converts and reshapes), and jax's shape assertions
-compare any other dimension of the same size with it: that is where a dimension's value
-goes. With the arguments' static types, StableHLO's `stablehlo-refine-arguments` pass
+argument's dimension (through converts and reshapes): that is where a dimension's value
+goes. Every other dynamic dimension is one that jax's shape assertions in @main compare
+EQ with an expression of those (the second h of (b, h, h, 4), the 2*b of a (2*b, 4)
+argument): its size is that expression evaluated.
+
+With the arguments' static types, StableHLO's `stablehlo-refine-arguments` pass
 retypes @main and jax's `refine_polymorphic_shapes` (jaxlib's C++: inlining,
 `stablehlo-refine-shapes`, canonicalization, jax's shape assertions checked and
 dropped) propagates them through the module.
@@ -122,24 +125,86 @@ def symbolic_dims(module: Any) -> dict[tuple[int, int], str]:
             source = _dimension_source(operand, ir)
             if source is not None:
                 found.setdefault(source, ir.StringAttr(attrs["jax.global_constant"]).value)
-    # a dimension variable read once and checked equal elsewhere (b, h, h, 4): jax's
-    # shape assertions compare the other dimensions with it
+    return found
+
+
+def asserted_dims(module: Any) -> list[tuple[tuple[int, int], Any]]:
+    """((argument, dimension), the value jax's shape assertions in @main say it equals):
+    a dimension whose size follows from others (the second h of (b, h, h, 4), the 2*b
+    of a (2*b, 4) argument) is compared EQ with an expression of them."""
+    from .mlir import bindings
+
+    ir = bindings()[0]
+    main = functions(module).get("main")
+    if main is None:
+        return []
+    out = []
     for view in main.regions[0].blocks[0].operations:
         op = view.operation
-        if op.name != "stablehlo.compare" or "EQ" not in str(op.attributes["comparison_direction"]):
+        if op.name != "stablehlo.compare" or \
+                "EQ" not in str(op.attributes["comparison_direction"]):
             continue
-        sides = [side for v in op.operands if (side := _dimension_source(v, ir)) is not None]
-        known = [found[side] for side in sides if side in found]
-        if len(sides) == 2 and known:
-            for side in sides:
-                found.setdefault(side, known[0])
-    return found
+        lhs, rhs = op.operands[0], op.operands[1]
+        for side, other in ((lhs, rhs), (rhs, lhs)):
+            source = _dimension_source(side, ir)
+            if source is not None:
+                out.append((source, other))
+    return out
+
+
+_ARITHMETIC = {
+    "stablehlo.add": lambda a, b: a + b, "stablehlo.subtract": lambda a, b: a - b,
+    "stablehlo.multiply": lambda a, b: a * b, "stablehlo.maximum": max,
+    "stablehlo.minimum": min,
+    "stablehlo.divide": lambda a, b: a // b if b else None,
+}
+
+
+def _evaluate(value: Any, sizes: dict[tuple[int, int], int], ir: Any,
+              depth: int = 0) -> int | None:
+    """The integer `value` holds in @main when the argument dimensions in `sizes` are
+    known: dimension sizes, scalar integer constants and +, -, *, /, max, min of them
+    (what jax's shape assertions compute); None for anything else."""
+    if depth > 32 or isinstance(value, ir.BlockArgument):
+        return None
+    op = value.owner
+    name = op.name
+    if name in _PASS_THROUGH:
+        return _evaluate(op.operands[0], sizes, ir, depth + 1)
+    if name == "stablehlo.get_dimension_size":
+        source = _dimension_source(value, ir)
+        return None if source is None else sizes.get(source)
+    if name == "stablehlo.constant":
+        attr = op.attributes["value"]
+        if isinstance(attr, ir.DenseIntElementsAttr) and attr.is_splat:
+            return int(ir.IntegerAttr(attr.get_splat_value()).value)
+        return None
+    combine = _ARITHMETIC.get(name)
+    if combine is None or len(op.operands) != 2:
+        return None
+    a = _evaluate(op.operands[0], sizes, ir, depth + 1)
+    b = _evaluate(op.operands[1], sizes, ir, depth + 1)
+    return None if a is None or b is None else combine(a, b)
+
+
+def _referenced(value: Any, names: dict[tuple[int, int], str], ir: Any,
+                depth: int = 0) -> set[str]:
+    """The symbolic dimensions an assertion's expression reads."""
+    if depth > 32 or isinstance(value, ir.BlockArgument):
+        return set()
+    op = value.owner
+    if op.name == "stablehlo.get_dimension_size":
+        source = _dimension_source(value, ir)
+        return {names[source]} if source in names else set()
+    out: set[str] = set()
+    for operand in op.operands:
+        out |= _referenced(operand, names, ir, depth + 1)
+    return out
 
 
 def _dimension_source(value: Any, ir: Any) -> tuple[int, int] | None:
     """(argument number, dimension) when `value` is `get_dimension_size` of an argument
-    of @main, through converts and reshapes; None otherwise (a dimension computed from
-    others, e.g. b from a 2*b argument dimension: give that argument's shape)."""
+    of @main, through converts and reshapes; None otherwise."""
     for _ in range(8):
         if isinstance(value, ir.BlockArgument):
             return None
@@ -184,6 +249,21 @@ def refine(module: Any, label: str, shapes: dict[str, tuple[int, ...]] | None,
     types: list[str] = []
     missing: list[str] = []
     told: list[str] = []
+    # every argument dimension whose size is known: given shapes, given dims, and what
+    # jax's shape assertions derive from them (repeated: one derivation may need another)
+    sizes: dict[tuple[int, int], int] = {}
+    for key, shape in shapes.items():
+        sizes.update({(int(key[3:]), d): size for d, size in enumerate(shape)})
+    sizes.update({source: dims[name] for source, name in names.items() if name in dims})
+    asserted = asserted_dims(module)
+    changed = True
+    while changed:
+        changed = False
+        for source, expression in asserted:
+            if source not in sizes:
+                size = _evaluate(expression, sizes, ir)
+                if size is not None:
+                    sizes[source], changed = size, True
     for i, arg in enumerate(args):
         t = arg.type
         given = shapes.get(f"arg{i}")
@@ -201,15 +281,20 @@ def refine(module: Any, label: str, shapes: dict[str, tuple[int, ...]] | None,
                     f"{label}: shape {_text(given)} for arg{i} does not fit its type {t}")
             shape = list(given)
         else:
-            sizes = [dims.get(names.get((i, d), "")) if size is None else size
+            found = [sizes.get((i, d)) if size is None else size
                      for d, size in enumerate(declared)]
-            if any(s is None for s in sizes):
-                free = [names.get((i, d)) for d, s in enumerate(sizes) if s is None]
-                hint = ", ".join(n for n in free if n)
+            if any(s is None for s in found):
+                free: set[str] = set()
+                for d, size in enumerate(found):
+                    if size is None:
+                        free |= {names[(i, d)]} if (i, d) in names else set().union(
+                            *(_referenced(e, names, ir) for src, e in asserted
+                              if src == (i, d)))
+                hint = ", ".join(sorted(free))
                 missing.append(f"arg{i} ({t}" + (f"; dims {hint}" if hint else "") + ")")
                 types.append("")
                 continue
-            shape = [int(s) for s in sizes if s is not None]
+            shape = [int(s) for s in found if s is not None]
         if any(s is None for s in declared):
             told.append(f"arg{i} = {_text(shape)}")
         types.append(str(ir.RankedTensorType.get(shape, t.element_type,

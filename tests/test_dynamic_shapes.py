@@ -164,3 +164,20 @@ def test_predict_many_candidates_take_dims():
                                   hardware="H100-SXM", fidelity="roofline")
     assert out[0].flops == 2 * 8 * 32 * 64 + 8 * 32
     assert out[1].flops == 2 * 512 * 32 * 64 + 512 * 32
+
+
+def test_dimensions_derived_by_shape_assertions():
+    # y's first dimension is 2*b: jax's shape assertion in @main says so, and with b = 3
+    # it is 6. concatenate is data movement; the add is 6 x 4 = 24 FLOPs
+    exp = _exported(lambda x, y: jnp.concatenate([x, x], axis=0) + y, ("b, 4", "2*b, 4"))
+    data = bytes(exp.serialize())
+    a = analyze(stablecost.load_program(data, dims={"b": 3}))
+    assert a.flops == 6 * 4
+    assert "dynamic shapes refined to arg0 = 3x4, arg1 = 6x4 (b=3)" in a.notes
+    with pytest.raises(UnsupportedProgramError,
+                       match=r"arg0 \(tensor<\?x4xf32>; dims b\), arg1 \(tensor<\?x4xf32>; "
+                             r"dims b\)"):
+        stablecost.load_program(data)
+    with pytest.raises(InvalidArgumentError, match=r"shape refinement at arg0 = 3x4, "
+                                                   r"arg1 = 8x4 failed"):
+        stablecost.load_program(data, dims={"b": 3}, shapes={"arg1": (8, 4)})
