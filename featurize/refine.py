@@ -23,7 +23,7 @@ dropped) propagates them through the module.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import InvalidArgumentError, UnsupportedProgramError
 from .entry import functions
@@ -152,7 +152,7 @@ def asserted_dims(module: Any) -> list[tuple[tuple[int, int], Any]]:
     return out
 
 
-_ARITHMETIC = {
+_ARITHMETIC: dict[str, Callable[[int, int], int | None]] = {
     "stablehlo.add": lambda a, b: a + b, "stablehlo.subtract": lambda a, b: a - b,
     "stablehlo.multiply": lambda a, b: a * b, "stablehlo.maximum": max,
     "stablehlo.minimum": min,
@@ -252,8 +252,8 @@ def refine(module: Any, label: str, shapes: dict[str, tuple[int, ...]] | None,
     # every argument dimension whose size is known: given shapes, given dims, and what
     # jax's shape assertions derive from them (repeated: one derivation may need another)
     sizes: dict[tuple[int, int], int] = {}
-    for key, shape in shapes.items():
-        sizes.update({(int(key[3:]), d): size for d, size in enumerate(shape)})
+    for key, given_shape in shapes.items():
+        sizes.update({(int(key[3:]), d): size for d, size in enumerate(given_shape)})
     sizes.update({source: dims[name] for source, name in names.items() if name in dims})
     asserted = asserted_dims(module)
     changed = True
