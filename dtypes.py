@@ -48,6 +48,27 @@ def is_quantized(dtype: str) -> bool:
     return dtype.startswith("!quant.")
 
 
+def quantized_storage(dtype: str) -> str | None:
+    """The integer storage type of a uniform quantized element type, in the spelling
+    of `_BITS`: `!quant.uniform<i8:f32, 0.1:3>` -> "i8", `!quant.uniform<u8<1:255>:f32:0,
+    {...}>` -> "ui8"; None for any other type. jaxlib's MLIR bindings have no Python
+    accessors for quant types, so the printed type is read: its storage type is the
+    first parameter, up to the `:` before the expressed type (or the `<` of a
+    storage range)."""
+    for prefix in ("!quant.uniform<", "!quant.any<", "!quant.calibrated<"):
+        if dtype.startswith(prefix):
+            params = dtype[len(prefix):]
+            break
+    else:
+        return None
+    end = min((i for i in (params.find(":"), params.find("<"), params.find(">")) if i >= 0),
+              default=len(params))
+    storage = params[:end].strip()
+    if storage.startswith("u") and not storage.startswith("ui"):
+        storage = "ui" + storage[1:]
+    return storage if storage in _BITS and storage.startswith(("i", "ui", "si")) else None
+
+
 # The dtypes the collector and the zoo generate, by their short names.
 _JAX_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i8": "int8",
               "i32": "int32", "f64": "float64", "c64": "complex64", "u32": "uint32"}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UnsupportedProgramError
-from .costs import OpCost, program_costs
+from .costs import COPY_OPS, OpCost, program_costs
 from .fusion import Kernel, fuse
 from .gcpause import gc_paused
 from .program import FEATURIZER_VERSION, Program
@@ -83,11 +83,13 @@ class Analysis:
 
 
 @gc_paused
-def analyze(program: Any) -> Analysis:
-    """Analyze a program (anything `load_program` accepts)."""
+def analyze(program: Any, *, entry: str | None = None, shapes: Any = None,
+            dims: Any = None) -> Analysis:
+    """Analyze a program (anything `load_program` accepts; `entry`, `shapes` and `dims`
+    as there)."""
     from .ingest import load_program
 
-    program = load_program(program)
+    program = load_program(program, entry=entry, shapes=shapes, dims=dims)
     costs = program_costs(program)
     flops = transcendentals = bytes_accessed = comm = 0.0
     per_opcode: dict[str, OpcodeStats] = {}
@@ -126,6 +128,12 @@ def analyze(program: Any) -> Analysis:
             f"{max(op.count for op in program.ops):.3g} times; the largest trip count is "
             f"{deepest:g}): nested loops multiply to more executions than can be counted")
     notes = list(program.notes)
+    copies = [cost for op, cost in zip(program.ops, costs) if op.opcode in COPY_OPS]
+    if copies:
+        elided = sum(1 for cost in copies if cost is not None and cost.unit == "none")
+        notes.append(f"{elided} of {len(copies)} copy op(s) elided as XLA would (their "
+                     "source is not live after them): priced free; the other "
+                     f"{len(copies) - elided} move their bytes")
     if remote:
         notes.append(f"kernel(s) {', '.join(sorted(remote))} send data to other chips by their "
                      "authors' estimates: counted in communication_bytes, not in their "

@@ -13,7 +13,8 @@ The rules follow XLA's producer-consumer fusion, visiting ops from outputs to in
 - reductions are kernel roots: loop producers fuse into them, they do not fuse into
   their consumers;
 - collectives, sort, scatter, custom calls, FFTs, ... are kernels of their own;
-- metadata ops (reshape, constant, get_tuple_element, ...) never start a kernel;
+- metadata ops (reshape, constant, get_tuple_element, ...) and copies XLA elides
+  (`costs.copy_elided`) never start a kernel;
 - nothing fuses across blocks (loop bodies, branches).
 """
 
@@ -23,9 +24,11 @@ from dataclasses import dataclass
 
 from .costs import (
     COLLECTIVE_OPS,
+    COPY_OPS,
     ELEMENTWISE_OPS,
     METADATA_OPS,
     MOVEMENT_OPS,
+    QUANTIZE_OPS,
     TRANSCENDENTAL_OPS,
     OpCost,
 )
@@ -34,7 +37,7 @@ from .program import Program
 LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE, FREE = (
     "loop", "reduction", "matmul", "standalone", "collective", "free")
 
-_LOOP_OPS = (ELEMENTWISE_OPS | TRANSCENDENTAL_OPS | MOVEMENT_OPS | {
+_LOOP_OPS = (ELEMENTWISE_OPS | TRANSCENDENTAL_OPS | MOVEMENT_OPS | QUANTIZE_OPS | {
     "slice", "dynamic_slice", "real_dynamic_slice", "gather", "dynamic_gather",
     "dynamic_update_slice", "rng", "select"}) - {"copy"}
 _DUPLICABLE = frozenset({"broadcast_in_dim", "broadcast", "iota", "convert",
@@ -97,6 +100,9 @@ def fuse(program: Program, costs: list[OpCost | None],
     users = program.users
     producers = program.producers
     classes = [fusion_class(op.opcode) for op in ops]
+    for i, op in enumerate(ops):   # a copy priced free is elided: it names its source
+        if op.opcode in COPY_OPS and (cost := costs[i]) is not None and cost.unit == "none":
+            classes[i] = FREE
     groups: list[list[int]] = [[] for _ in range(n)]   # op -> kernels it belongs to
     kinds: list[str] = []
     members: list[list[int]] = []

@@ -7,19 +7,24 @@ the program of one device when a mesh is given (`partition` runs XLA's partition
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..errors import InvalidArgumentError
+from .entry import check_entry, with_entry
 from .gcpause import gc_paused
-from .partition import parse_mesh
+from .mlir import parse_module
+from .partition import module_bytecode, parse_mesh
 from .placement import load_module, program_on_mesh
 from .program import Program
+from .refine import check_dims, check_shapes, needs_refinement, refine
 from .sources import module_from_source
 
 
 @gc_paused
 def load_program(source: Any, *example_args: Any, name: str | None = None,
                  mesh: Any = None, partition: bool | None = None,
+                 entry: str | None = None, shapes: Mapping[Any, Any] | None = None,
+                 dims: Mapping[str, int] | None = None,
                  **example_kwargs: Any) -> Program:
     """Load a StableHLO program.
 
@@ -49,18 +54,51 @@ def load_program(source: Any, *example_args: Any, name: str | None = None,
     the program carries sharding annotations outside shard_map bodies. Without `mesh`,
     a program sharded by annotations is loaded as the global computation (a note says
     so).
+
+    `entry` names the function that is the step when the module has several public
+    ones and no @main (they are refused without it; see `featurize.entry`).
+
+    `shapes` ({"arg0": (8, 128)}) and `dims` ({"b": 8}, the symbolic dimensions of a
+    jax.export with shape polymorphism) make a program with dynamic dimensions
+    (`tensor<?x128xf32>`) static by StableHLO's shape refinement before it is priced
+    (see `featurize.refine`); without them such a program is refused with the
+    arguments and dimensions that need them.
     """
     if name is not None and not isinstance(name, str):
         raise InvalidArgumentError(f"name must be a string, got {type(name).__name__}")
     if partition is not None and not isinstance(partition, bool):
         raise InvalidArgumentError(f"partition must be True, False or None, got {partition!r}")
     mesh_t = None if mesh is None else parse_mesh(mesh)
+    entry = check_entry(entry)
+    shapes_t, dims_t = check_shapes(shapes), check_dims(dims)
     if isinstance(source, Program):
+        given = [k for k, v in (("entry", entry), ("shapes", shapes_t), ("dims", dims_t))
+                 if v is not None]
+        if given:
+            raise InvalidArgumentError(f"{' and '.join(given)} apply to a program being "
+                                       "loaded, not to a loaded Program")
         return source if mesh_t is None else program_on_mesh(source, mesh_t)
     module, label, stablehlo, notes = module_from_source(source, name, example_args,
                                                          example_kwargs, mesh_t)
+    original = module
+
+    def copy() -> Any:   # the caller's module (an ir.Module given) is never changed
+        return parse_module(module_bytecode(original), label)
+
+    module, entry_used = with_entry(module, label, entry, copy)
+    if entry is not None:
+        notes.append(f"entry function @{entry_used} (chosen by entry=)")
+    if shapes_t is not None or dims_t is not None or needs_refinement(module):
+        renamed = module is not original
+        module, refined = refine(module, label, shapes_t, dims_t,
+                                 (lambda: module) if renamed else copy)
+        notes += refined
+    if module is not original:   # what the measured fidelity compiles: the same step
+        stablehlo = module.operation.get_asm(enable_debug_info=True,
+                                             large_elements_limit=None)
     program = load_module(module, label, mesh_t, partition)
     program.notes[:0] = notes   # what a jax.export artifact said about itself
     # the global module, whatever the mesh: the measured fidelity compiles it
     program.stablehlo = stablehlo
     return program
+

@@ -59,8 +59,36 @@ def context():
         ctx.load_all_available_dialects()
         for dialect in (stablehlo, chlo, sdy):
             dialect.register_dialect(ctx)
+        _load_quant(ctx, ir)
         _local.ctx = ctx
     return ctx
+
+
+_passes_registered = threading.Lock()
+_PASSES: list[bool] = []
+
+
+def register_passes() -> None:
+    """Register StableHLO's passes (once per process: they are global)."""
+    with _passes_registered:
+        if not _PASSES:
+            bindings()[1].register_stablehlo_passes()
+            _PASSES.append(True)
+
+
+def _load_quant(ctx: Any, ir: Any) -> None:
+    """Load the `quant` dialect (the `!quant.uniform` element types of quantized
+    programs) into `ctx`. jaxlib registers it with no Python module of its own, but
+    StableHLO's `vhlo-legalize-to-stablehlo` pass depends on it, and running a pass
+    manager loads its passes' dependent dialects: run it once on an empty module
+    (about 0.5 ms)."""
+    from jaxlib.mlir import passmanager
+
+    register_passes()
+    with ctx, ir.Location.unknown():
+        empty = ir.Module.create()
+        passmanager.PassManager.parse("builtin.module(vhlo-legalize-to-stablehlo)").run(
+            empty.operation)
 
 
 

@@ -15,6 +15,9 @@ from typing import Any, Mapping
 from ..dtypes import bits_per_element
 
 FEATURIZER_VERSION = "6"
+# The block of the step's own ops (the entry function's body, calls inlined into it):
+# the first block the walk numbers; loop bodies and branches get later numbers.
+STEP_BLOCK = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +127,8 @@ class Program:
     # value carried by a loop is, inside the loop, first the loop's initial value; the
     # result of a case/if is the yield of whichever branch ran.
     also_from: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # The step's parameters are value ids 0 .. num_parameters - 1 (0: not recorded).
+    num_parameters: int = 0
     _users: list[list[int]] | None = field(default=None, repr=False)
 
     @property

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dtypes import bits_per_element
+from ..dtypes import bits_per_element, is_quantized, quantized_storage
 from ..errors import ProgramParseError, UnsupportedProgramError
 from .attributes import decode_attributes, kernel_config, scalar_constant
+from .entry import entry_name
 from .limits import budget
 from .loops import COUNTER_ARITHMETIC, LoopCounters
 from .mlir import bindings
-from .program import Loop, Op, Program, TensorType, short_location
+from .program import STEP_BLOCK, Loop, Op, Program, TensorType, short_location
 from .replica_groups import (
     MeshDevices,
     axis_refs,
@@ -97,6 +98,7 @@ class _Walker:
         self.size_checked = False
         self.entry = ""
         self.blocks = 0
+        self.quantized_types: set[str] = set()
 
     # -- entry ------------------------------------------------------------------
     def run(self) -> Program:
@@ -106,8 +108,17 @@ class _Walker:
         block = func.regions[0].blocks[0]
         args = [self._new_value(self._type(a.type, "func.func", func), -1)
                 for a in block.arguments]
-        results = self._call(entry, args, 1.0, self._new_block(), func)
+        step_block = self._new_block()
+        assert step_block == STEP_BLOCK
+        results = self._call(entry, args, 1.0, step_block, func)
         self.escaping.update(results)
+        if self.quantized_types:
+            shown = sorted(self.quantized_types)
+            self.notes.append(
+                f"{len(shown)} quantized element type(s) ({', '.join(shown[:3])}"
+                f"{', ...' if len(shown) > 3 else ''}) priced as their integer storage "
+                "types: quantized dot/convolution at the chip's integer rate, "
+                "uniform_quantize/dequantize as elementwise passes")
         attrs = self.module.operation.attributes
         return Program(
             ops=self.ops, value_types=self.value_types, producers=self.producers,
@@ -115,6 +126,7 @@ class _Walker:
             num_partitions=self._module_int(attrs, "mhlo.num_partitions"),
             num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
             source=self.label, notes=self.notes, also_from=self.also_from,
+            num_parameters=len(args),
         )
 
     def _check_inlined_size(self, entry: str) -> None:
@@ -163,21 +175,7 @@ class _Walker:
                     "at each call")
 
     def _entry(self) -> str:
-        if not self.functions:
-            raise ProgramParseError(f"{self.label}: the module has no func.func to run")
-        if "main" in self.functions:
-            return "main"
-        public = [n for n, f in self.functions.items()
-                  if "sym_visibility" not in f.attributes
-                  or f.attributes["sym_visibility"].value == "public"]
-        if len(public) > 1:   # which one runs is the user's to say, never a guess
-            shown = ", ".join(f"@{n}" for n in public[:8]) + \
-                (f" and {len(public) - 8} more" if len(public) > 8 else "")
-            raise UnsupportedProgramError(
-                f"{self.label}: {len(public)} public functions ({shown}) and none is "
-                "@main: stablecost cannot tell which one is the step; make the others "
-                "private or name the step @main")
-        return public[0] if public else next(iter(self.functions))
+        return entry_name(self.module, self.label, None)
 
     def _module_int(self, attrs: Any, key: str) -> int:
         if key in attrs:
@@ -208,9 +206,13 @@ class _Walker:
             if not ranked.has_static_shape:
                 raise self._unsupported(op, opname, f"dynamically shaped type {mlir_type}")
             if bits_per_element(dtype) is None:
-                if dtype.startswith("!quant."):
-                    raise self._unsupported(op, opname, f"quantized type {mlir_type}")
-                raise self._unsupported(op, opname, f"element type {dtype}")
+                storage = quantized_storage(dtype)
+                if storage is None:
+                    what = "quantized type" if is_quantized(dtype) else "element type"
+                    raise self._unsupported(op, opname, f"{what} {dtype}")
+                # a quantized value is priced as the integers it is stored in
+                self.quantized_types.add(dtype)
+                dtype = storage
             result = TensorType.of(tuple(ranked.shape), dtype)
         elif isinstance(mlir_type, ir.TupleType):
             tup = mlir_type
@@ -234,7 +236,7 @@ class _Walker:
         at = f" at {where}" if where and where != "unknown" else ""
         return UnsupportedProgramError(
             f"{self.label}: unsupported program: {what} in op {opname}{at} "
-            "(only statically shaped, non-quantized programs can be priced)")
+            "(only statically shaped programs with known element types can be priced)")
 
     # -- walking ------------------------------------------------------------------------
     def _call(self, fname: str, args: list[int], count: float, block_id: int,

@@ -250,6 +250,17 @@ def test_a_program_with_a_mesh_is_partitioned_in_a_worker_like_in_process(server
     assert got == expected.to_dict()
 
 
+def test_entry_and_shapes_reach_the_worker(server):
+    text = ("func.func @a(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+            "  %0 = stablehlo.abs %x : tensor<?x4xf32>\n  return %0 : tensor<?x4xf32>\n}\n"
+            "func.func @b(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }\n")
+    for rows in (3, 5):   # the service caches by the shapes too
+        status, got = predict(server, program=text, hardware="H100-SXM", fidelity="roofline",
+                              entry="a", shapes={"arg0": [rows, 4]})
+        assert status == 200, got
+        assert got["flops"] == rows * 4
+
+
 # ---------------------------------------------------------------------- errors
 
 
@@ -272,7 +283,11 @@ def test_malformed_mlir_is_400_with_the_parser_message(server):
      "ProgramParseError", "<request>"),
     ({"program": "func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> "
                  "{ return %a : tensor<?xf32> }", "hardware": "H100-SXM"},
-     "UnsupportedProgramError", "dynamically shaped"),
+     "UnsupportedProgramError", r"dynamic shapes: give static shapes for arg0"),
+    ({"program": "func.func @a(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }\n"
+                 "func.func @b(%x: tensor<f32>) -> tensor<f32> { return %x : tensor<f32> }",
+      "hardware": "H100-SXM", "entry": "c"}, "InvalidArgumentError",
+     r"entry 'c' is no function of the module; its public functions are @a, @b"),
     ({"program_base64": "not base64!", "hardware": "H100-SXM"}, "InvalidArgumentError",
      "program_base64 is not valid base64"),
     ({"program": "module {}", "hardware": "H100-SXM", "fidelity": "oracle"},

@@ -145,13 +145,13 @@ def test_a_full_queue_is_busy_not_a_wait_without_end():
                           settings=WorkerSettings(None, WARM_PROGRAM))
         await pool.start(wait=True)
         try:
-            holder = asyncio.ensure_future(pool.run((SLOW.encode(), "slow", None)))
+            holder = asyncio.ensure_future(pool.run((SLOW.encode(), "slow", None, {})))
             while not pool.busy_pids():
                 await asyncio.sleep(0.05)
-            waiter = asyncio.ensure_future(pool.run((b"", "w", None)))
+            waiter = asyncio.ensure_future(pool.run((b"", "w", None, {})))
             await asyncio.sleep(0.1)
             with pytest.raises(PoolBusy, match="1 requests already wait"):
-                await pool.run((b"", "x", None))
+                await pool.run((b"", "x", None, {}))
             with pytest.raises(PoolBusy, match="no test worker became free within 0.5 s"):
                 await waiter
             assert pool.stats()["busy"] == 1

@@ -90,6 +90,27 @@ def transcendental_cost(op: Op, program: Program) -> OpCost:
     return OpCost(0.0, float(out_elements(op)), reads, writes, "vector")
 
 
+# FLOPs per element of the quantization ops, as StableHLO's own lowering of them to
+# integer math (`stablehlo-legalize-quant-to-math`) spells them: quantize is divide by
+# the scale, add the zero point, clamp, round, convert (5); dequantize is convert to
+# i32, subtract the zero point, convert to float, multiply by the scale (4); a
+# quantize of a quantized value (requantize) is both.
+QUANTIZE_FLOPS = {"uniform_quantize": 5, "uniform_dequantize": 4}
+QUANTIZE_OPS = frozenset(QUANTIZE_FLOPS)
+
+
+def quantize_cost(op: Op, program: Program) -> OpCost:
+    """uniform_quantize / uniform_dequantize: one elementwise pass (see QUANTIZE_FLOPS).
+    The walk has typed quantized values as their integer storage, so a quantize whose
+    operand is an integer is a requantize."""
+    reads, writes = full_bytes(op)
+    per_element = QUANTIZE_FLOPS[op.opcode]
+    if op.opcode == "uniform_quantize" and op.operands and \
+            op.operands[0].dtype.startswith(("i", "ui", "si")):
+        per_element += QUANTIZE_FLOPS["uniform_dequantize"]
+    return OpCost(float(out_elements(op) * per_element), 0.0, reads, writes, "vector")
+
+
 def rng_cost(op: Op, program: Program) -> OpCost:
     reads, writes = full_bytes(op)
     return OpCost(float(out_elements(op)), 0.0, reads, writes, "vector")

@@ -3,7 +3,7 @@ applies its update region)."""
 
 from __future__ import annotations
 
-from ..program import Op, Program
+from ..program import STEP_BLOCK, Op, Program
 from .opcost import NONE_UNIT, OpCost, body_flops, body_transcendentals, full_bytes
 
 # Ops that only reinterpret or name data.
@@ -20,6 +20,11 @@ MOVEMENT_OPS = frozenset({
     "broadcast_in_dim", "broadcast", "transpose", "pad", "concatenate", "reverse", "copy",
     "iota", "dynamic_iota", "dynamic_broadcast_in_dim", "dynamic_pad", "mhlo.copy",
 })
+
+
+# Copies: XLA's partitioner and the HLO -> StableHLO conversion add many; most are
+# elided by XLA (see copy_cost).
+COPY_OPS = frozenset({"copy", "mhlo.copy"})
 
 
 def metadata_cost(op: Op, program: Program) -> OpCost:
@@ -64,3 +69,42 @@ def scatter_cost(op: Op, program: Program) -> OpCost:
     flops = float(applications * body_flops(op))
     trans = float(applications * body_transcendentals(op))
     return OpCost(flops, trans, reads, tuple(update_bytes), "vector")
+
+
+def copy_cost(op: Op, program: Program) -> OpCost:
+    """A copy costs nothing when XLA would elide it, else it moves its bytes.
+
+    XLA deletes copies that keep no second value alive (algebraic simplification of
+    layout-preserving copies, then copy insertion adds back only the copies aliasing
+    needs). A copy is kept when its source stays live after it:
+    - the source is itself returned or yielded (two values leave);
+    - an op after the copy reads the source;
+    - the source comes from another block (a loop or branch around the copy needs it
+      in its next run), or is a parameter of the step read inside a loop or branch;
+    - the source is a parameter of the step and the copy is returned (an output may
+      not alias a parameter that was not donated).
+    Otherwise it is elided: unit "none", no bytes (fusion treats it as metadata).
+
+    >>> # %1 = mhlo.copy %0 ; %2 = add %1, %1 ; return %2  -> elided
+    >>> # %1 = mhlo.copy %0 ; %2 = add %1, %0 ; return %2  -> kept (%0 read later)
+    """
+    if copy_elided(op, program):
+        return metadata_cost(op, program)
+    return movement_cost(op, program)
+
+
+def copy_elided(op: Op, program: Program) -> bool:
+    """Whether XLA would elide the copy `op` (see copy_cost)."""
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        return False
+    source = op.inputs[0]
+    if source in program.escaping:
+        return False
+    if any(user > op.index for user in program.users[source]):
+        return False
+    producer = program.producers[source]
+    if producer >= 0:
+        return program.ops[producer].block == op.block
+    if source < program.num_parameters:   # a parameter of the step: in its first block
+        return op.block == STEP_BLOCK and op.outputs[0] not in program.escaping
+    return True   # a loop-carried value or a region argument of the copy's own block

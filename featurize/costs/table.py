@@ -10,8 +10,10 @@ from .collectives import COLLECTIVE_OPS, collective_cost
 from .custom_calls import custom_call_cost
 from .elementwise import (
     ELEMENTWISE_OPS,
+    QUANTIZE_OPS,
     TRANSCENDENTAL_OPS,
     elementwise_cost,
+    quantize_cost,
     rng_cost,
     transcendental_cost,
 )
@@ -24,8 +26,10 @@ from .linalg import (
     triangular_solve_cost,
 )
 from .movement import (
+    COPY_OPS,
     METADATA_OPS,
     MOVEMENT_OPS,
+    copy_cost,
     dynamic_update_slice_cost,
     gather_cost,
     metadata_cost,
@@ -65,7 +69,9 @@ def _rules() -> dict[str, Rule]:
     # later groups win where an opcode is in two of them
     for opcodes, rule in ((METADATA_OPS, metadata_cost), (ELEMENTWISE_OPS, elementwise_cost),
                           (TRANSCENDENTAL_OPS, transcendental_cost),
-                          (MOVEMENT_OPS, movement_cost), (COLLECTIVE_OPS, collective_cost)):
+                          (QUANTIZE_OPS, quantize_cost),
+                          (MOVEMENT_OPS, movement_cost), (COPY_OPS, copy_cost),
+                          (COLLECTIVE_OPS, collective_cost)):
         rules.update(dict.fromkeys(opcodes, rule))
     return rules
 

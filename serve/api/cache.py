@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ...errors import InvalidArgumentError
 from ...featurize.analysis import Analysis, analyze
 from ...featurize.fusion import COLLECTIVE
+from ...featurize.options import LoadOptions, load_options, options_kwargs
 from ...featurize.partition import Mesh, parse_mesh
 from ...featurize.program import FEATURIZER_VERSION, Program
 from ...hardware import Hardware
@@ -107,12 +108,19 @@ class ProgramCache:
 
     def prepared(self, program: Any, mesh: Any = None, args: Sequence[Any] = (),
                  kwargs: Mapping[str, Any] | None = None, *,
-                 name: str | None = None) -> PreparedProgram:
-        """The prepared `program` on `mesh`; `name` labels text or bytes content."""
+                 name: str | None = None, entry: str | None = None, shapes: Any = None,
+                 dims: Any = None) -> PreparedProgram:
+        """The prepared `program` on `mesh`; `name` labels text or bytes content;
+        `entry`, `shapes` and `dims` as in `load_program`."""
         mesh_t = None if mesh is None else parse_mesh(mesh)
+        options = load_options(entry, shapes, dims)
         if isinstance(program, Analysis):
+            if options != (None, None, None):
+                raise InvalidArgumentError("entry, shapes and dims apply to a program being "
+                                           "loaded, not to an Analysis")
             return self._prepared_analysis(program, mesh_t)
-        key, load, anchor = self._key(program, mesh_t, tuple(args), dict(kwargs or {}), name)
+        key, load, anchor = self._key(program, mesh_t, tuple(args), dict(kwargs or {}), name,
+                                      options)
         return self._lru.get_or_compute(key, lambda: PreparedProgram(load(), anchor))
 
     def _prepared_analysis(self, analysis: Analysis, mesh: Mesh | None) -> PreparedProgram:
@@ -146,14 +154,22 @@ class ProgramCache:
         return digest
 
     def _key(self, program: Any, mesh: Mesh | None, args: tuple, kwargs: dict,
-             name: str | None) -> tuple[Any, Callable[[], Analysis], Any]:
-        from ...featurize.ingest import load_program
+             name: str | None, options: LoadOptions = (None, None, None)
+             ) -> tuple[Any, Callable[[], Analysis], Any]:
         from ...featurize.program_files import read_program_file
         from ...featurize.sources import looks_like_path, reject_empty_text
 
         reject_empty_text(program, PROGRAM_FORMS)
-        version = FEATURIZER_VERSION
+        # the featurizer version and the load options are part of every key
+        version = (FEATURIZER_VERSION, options)
         named: dict[str, Any] = {} if name is None else {"name": name}
+        extra = options_kwargs(options)
+
+        def load_program(source: Any, **kw: Any) -> Program:
+            from ...featurize.ingest import load_program as load
+
+            return load(source, **kw, **extra)
+
         if isinstance(program, Program):
             return (("object", id(program), mesh, version),
                     lambda: analyze(load_program(program, mesh=mesh)), program)

@@ -28,7 +28,9 @@ from .results import Candidate, Prediction
 def predict(program: Any, hardware: str | Hardware = "H100-SXM",
             fidelity: str = "auto", *, mesh: Any = None,
             topology: str | Topology | None = None, overlap: bool = True,
-            cache: ProgramCache | None = None) -> Prediction:
+            cache: ProgramCache | None = None, entry: str | None = None,
+            shapes: Mapping[Any, Any] | None = None,
+            dims: Mapping[str, int] | None = None) -> Prediction:
     """Predict one step of `program` on `hardware`.
 
     program: anything `load_program` accepts (a JAX function needs `load_program` or
@@ -46,11 +48,14 @@ def predict(program: Any, hardware: str | Hardware = "H100-SXM",
         with optional dims ("torus2d:2x4", see `models.comm.topology_spec.parse_topology`),
         or a `Topology`.
     overlap: False runs communication and compute back to back (no overlap).
+    entry, shapes, dims: which public function is the step, and static shapes for a
+        program with dynamic dimensions (see `load_program`).
     """
     check_fidelity(fidelity)
     hw = resolve_hardware(hardware, fidelity)
-    entry = checked_cache(cache).prepared(program, mesh)
-    return predict_prepared(entry, hw, fidelity, topology, _overlap(overlap, True))
+    prepared = checked_cache(cache).prepared(program, mesh, entry=entry, shapes=shapes,
+                                             dims=dims)
+    return predict_prepared(prepared, hw, fidelity, topology, _overlap(overlap, True))
 
 
 def _overlap(value: Any, default: bool) -> bool:
@@ -90,7 +95,8 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
             check_fidelity(fid)
             hw = resolve_hardware(c.hardware if c.hardware is not None else hardware, fid)
             entry = cache.prepared(c.program, c.mesh if c.mesh is not None else mesh,
-                                   c.args, c.kwargs)
+                                   c.args, c.kwargs, entry=c.entry, shapes=c.shapes,
+                                   dims=c.dims)
             out.append(predict_prepared(entry, hw, fid,
                                 c.topology if c.topology is not None else topology,
                                 _overlap(c.overlap, default_overlap)))

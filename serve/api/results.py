@@ -150,7 +150,8 @@ class Prediction:
 @dataclass(frozen=True)
 class Candidate:
     """One system to predict a program on (see `predict_many`). `args` / `kwargs` are
-    example arguments when `program` is a JAX function."""
+    example arguments when `program` is a JAX function; `entry`, `shapes` and `dims`
+    are as in `load_program` (the step function, static shapes for dynamic ones)."""
 
     program: Any
     hardware: str | Hardware | None = None
@@ -160,3 +161,6 @@ class Candidate:
     overlap: bool | None = None
     args: tuple = ()
     kwargs: Mapping[str, Any] | None = None
+    entry: str | None = None
+    shapes: Mapping[Any, Any] | None = None
+    dims: Mapping[str, int] | None = None

@@ -21,12 +21,55 @@ PROGRAM_HELP = (".mlir or .mlirbc file (text, bytecode, a StableHLO portable art
                 "jax.export artifact (Exported.serialize() bytes), or - for stdin")
 
 
+def _add_program_options(parser: Any) -> None:
+    """--entry, --shape, --dim: which function is the step, and static shapes for a
+    program with dynamic dimensions."""
+    parser.add_argument("--entry", default=None, metavar="NAME",
+                        help="the public function that is the step, when the module has "
+                             "several and no @main")
+    parser.add_argument("--shape", action="append", default=None, metavar="ARG=SHAPE",
+                        help="static shape of a dynamically shaped argument of the entry "
+                             "function, e.g. arg0=8x128 (repeatable)")
+    parser.add_argument("--dim", action="append", default=None, metavar="NAME=SIZE",
+                        help="size of a symbolic dimension of a jax.export program with "
+                             "shape polymorphism, e.g. b=8 (repeatable)")
+
+
+def _pairs(values: list[str] | None, flag: str, example: str) -> dict[str, str] | None:
+    if values is None:
+        return None
+    out: dict[str, str] = {}
+    for value in values:
+        name, eq, rest = value.partition("=")
+        if not eq or not name.strip():
+            raise_invalid(f"{flag} {value!r}: give NAME=VALUE, e.g. {flag} {example}")
+        if name.strip() in out:
+            raise_invalid(f"{flag} {name.strip()} given twice")
+        out[name.strip()] = rest.strip()
+    return out
+
+
+def _load_options(args: argparse.Namespace) -> dict[str, Any]:
+    """load_program's entry/shapes/dims from --entry, --shape and --dim."""
+    shapes = _pairs(args.shape, "--shape", "arg0=8x128")
+    dims_text = _pairs(args.dim, "--dim", "b=8")
+    dims = None
+    if dims_text is not None:
+        dims = {}
+        for name, size in dims_text.items():
+            if not size.isdigit():
+                raise_invalid(f"--dim {name}={size}: the size must be an integer >= 0")
+            dims[name] = int(size)
+    return {"entry": args.entry, "shapes": shapes, "dims": dims}
+
+
 def add_parsers(sub: Any, parser_class: type) -> None:
     analyze = sub.add_parser("analyze", help="FLOPs, bytes and per-opcode statistics")
     analyze.add_argument("program", help=PROGRAM_HELP)
     analyze.add_argument("--json", action="store_true", help="machine-readable output")
     analyze.add_argument("--mesh", default=None,
                          help="device mesh AXIS=SIZE,...: analyze one device's program")
+    _add_program_options(analyze)
 
     predict = sub.add_parser("predict", help="predicted step time with per-kernel breakdown")
     predict.add_argument("program", help=PROGRAM_HELP)
@@ -49,25 +92,27 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                               "the chip's own fabric")
     predict.add_argument("--no-overlap", action="store_true",
                          help="run communication and compute back to back")
+    _add_program_options(predict)
 
 
 def run(args: argparse.Namespace) -> int:
     return _analyze(args) if args.command == "analyze" else _predict(args)
 
 
-def _load(arg: str, mesh=None):
+def _load(arg: str, mesh=None, options: dict[str, Any] | None = None):
     from ...featurize.ingest import load_program
     from ...featurize.program_files import read_source_arg
 
     data, label = read_source_arg(arg)
-    return load_program(data, name=label, mesh=mesh)
+    return load_program(data, name=label, mesh=mesh, **(options or {}))
 
 def _analyze(args: argparse.Namespace) -> int:
     from ...featurize.analysis import analyze
     from ...featurize.partition import parse_mesh
 
     mesh = parse_mesh(args.mesh) if args.mesh is not None else None
-    analysis = analyze(_load(args.program, mesh))
+    options = _load_options(args)
+    analysis = analyze(_load(args.program, mesh, options))
     if args.json:
         print_json(analysis.to_dict())
         return 0
@@ -111,7 +156,8 @@ def _predict(args: argparse.Namespace) -> int:
     mesh = parse_mesh(args.mesh) if args.mesh is not None else None
     if args.topology is not None:   # check the spelling before the (slow) parse
         parse_topology_spec(args.topology)
-    analysis = analyze(_load(args.program, mesh))
+    options = _load_options(args)
+    analysis = analyze(_load(args.program, mesh, options))
     predictions = [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
                            overlap=not args.no_overlap) for hw in chips]
     if args.json:

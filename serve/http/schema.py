@@ -66,6 +66,17 @@ class PredictRequest(BaseModel):
     topology: str | None = Field(None, description="interconnect topology override")
     overlap: bool | None = Field(
         None, description="overlap communication with compute (default: the predictor's)")
+    entry: str | None = Field(
+        None, max_length=256,
+        description="the public function that is the step, when the module has several "
+                    "and no @main")
+    shapes: dict[str, Annotated[list[Annotated[int, Field(ge=0, strict=True)]],
+                                Field(max_length=64)] | str] | None = Field(
+        None, description="static shapes of dynamically shaped arguments, e.g. "
+                          "{\"arg0\": [8, 128]}")
+    dims: dict[str, Annotated[int, Field(ge=0, strict=True)]] | None = Field(
+        None, description="sizes of a jax.export program's symbolic dimensions, e.g. "
+                          "{\"b\": 8}")
 
     @model_validator(mode="after")
     def _one_program(self) -> "PredictRequest":

@@ -27,6 +27,7 @@ from typing import Any, Awaitable, Callable, Literal
 
 from ... import errors
 from ...errors import InvalidArgumentError, ProgramParseError, UnsupportedProgramError
+from ...featurize.options import LoadOptions, load_options, options_kwargs
 from ...featurize.partition import Mesh, parse_mesh
 from ..api.cache import ProgramCache
 from .pool import PoolBusy, WorkerPool
@@ -109,6 +110,7 @@ class Job:
     data: bytes
     name: str
     mesh: Mesh | None
+    options: LoadOptions = (None, None, None)   # entry, shapes, dims
 
 
 class AnalysisCache:
@@ -251,13 +253,14 @@ class Service:
         for name in names:
             resolve_hardware(name, req.fidelity)
         mesh = None if req.mesh is None else parse_mesh(req.mesh)
+        options = load_options(req.entry, req.shapes, req.dims)
         data = _decode_program(req)
         name = req.name or DEFAULT_PROGRAM_NAME
-        key = (hashlib.sha256(data).hexdigest(), name, mesh)
+        key = (hashlib.sha256(data).hexdigest(), name, mesh, options)
         analysis = self.cache.get(key)
         if analysis is not None:
             return self._predict_json(req, analysis)
-        return Job(key, data, name, mesh)
+        return Job(key, data, name, mesh, options)
 
     def _predict_json(self, req: PredictRequest, analysis: Any) -> bytes:
         from ..api import predicting
@@ -275,7 +278,7 @@ class Service:
         pool = self.workers if job.mesh is None else self.mesh_workers
         mesh = None if job.mesh is None else dict(job.mesh)
         try:
-            reply = await pool.run((job.data, job.name, mesh))
+            reply = await pool.run((job.data, job.name, mesh, options_kwargs(job.options)))
         except PoolBusy as exc:
             raise ServiceBusy(f"the service is busy ({exc}); try again shortly") from None
         except WorkerDied as exc:

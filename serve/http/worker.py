@@ -5,7 +5,7 @@ it.
 
 Protocol on a `multiprocessing` pipe, one request at a time:
 
-    parent -> worker   (program bytes, name, mesh or None)
+    parent -> worker   (program bytes, name, mesh or None, load_program's entry/shapes/dims)
     worker -> parent   ("ready",) once warmed up, then per request
                        ("ok", Analysis) | ("error", "<StablecostError class>", message)
                        | ("bug", one line)
@@ -124,17 +124,17 @@ def worker_main(conn: Any, settings: WorkerSettings) -> None:  # pragma: no cove
     conn.send(("ready",))
     while True:
         try:
-            data, name, mesh = conn.recv()
+            data, name, mesh, options = conn.recv()
         except (EOFError, OSError):   # the service is gone
             return
-        conn.send(_analyze(analyze, load_program, data, name, mesh))
+        conn.send(_analyze(analyze, load_program, data, name, mesh, options))
 
 
 def _analyze(analyze: Any, load_program: Any, data: bytes, name: str,
-             mesh: Any) -> tuple:  # pragma: no cover - child
+             mesh: Any, options: dict) -> tuple:  # pragma: no cover - child
     started = time.perf_counter()
     try:
-        analysis = analyze(load_program(data, name=name, mesh=mesh))
+        analysis = analyze(load_program(data, name=name, mesh=mesh, **options))
         for op in analysis.program.ops:
             op.location   # noqa: B018  (renders the MLIR location to text)
         return ("ok", analysis)
