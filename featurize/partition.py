@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import glob
+import json
 import math
 import os
 import re
@@ -260,12 +261,57 @@ def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, lis
             f"{label}: mesh {mesh_text(mesh)} has {n:,} devices; a program sharded by "
             f"annotations is partitioned on one CPU device per chip, at most "
             f"{MAX_PARTITION_DEVICES:,} (give a smaller mesh, or a per-device program)")
+    bytecode = module_bytecode(module)
+    shardy = bool(module_meshes(module))
+    key = _cache_key(bytecode, n, shardy, mesh)
+    cached = _cached_partition(key)
+    if cached is not None:
+        return cached
+    result = _run_partitioner(bytecode, n, shardy, mesh, label)
+    from .. import diskcache
+
+    header = json.dumps({str(k): v for k, v in result[1].items()}).encode()
+    diskcache.put("partitions", key, header + b"\n" + result[0], _CACHED_PARTITIONS)
+    return result
+
+
+# Partitioned programs kept on disk (by content, mesh and jaxlib version); bump the
+# version when what is stored changes meaning.
+_CACHE_VERSION = "1"
+_CACHED_PARTITIONS = 128
+
+
+def _cache_key(bytecode: bytes, n: int, shardy: bool, mesh: Mesh) -> str:
+    import hashlib
+
+    import jaxlib
+
+    digest = hashlib.sha256(bytecode)
+    digest.update(json.dumps([_CACHE_VERSION, jaxlib.__version__, n, shardy,
+                              mesh_text(mesh)]).encode())
+    return digest.hexdigest()
+
+
+def _cached_partition(key: str) -> tuple[bytes, dict[int, list[int]]] | None:
+    from .. import diskcache
+
+    data = diskcache.get("partitions", key)
+    if data is None:
+        return None
+    header, sep, bytecode = data.partition(b"\n")
+    try:
+        device_ids = {int(k): [int(d) for d in v] for k, v in json.loads(header).items()}
+    except (ValueError, TypeError, AttributeError):
+        return None             # a damaged entry is a miss
+    return (bytecode, device_ids) if sep and bytecode else None
+
+
+def _run_partitioner(bytecode: bytes, n: int, shardy: bool, mesh: Mesh,
+                     label: str) -> tuple[bytes, dict[int, list[int]]]:
     try:
         from jax.extend.mlir import hlo_to_stablehlo
     except ImportError as exc:  # pragma: no cover - jax is a dependency
         raise PartitionError(f"{label}: partitioning needs jax/jaxlib ({exc})") from None
-    bytecode = module_bytecode(module)
-    shardy = bool(module_meshes(module))
     with tempfile.TemporaryDirectory(prefix="stablecost-spmd-") as work:
         dump = os.path.join(work, "dump")
         os.mkdir(dump)
@@ -291,6 +337,8 @@ def partition(module: Any, mesh: Mesh, label: str) -> tuple[bytes, dict[int, lis
     if module_proto is None:
         raise PartitionError(f"{label}: unreadable XLA dump {os.path.basename(dumps[-1])}")
     return bytes(hlo_to_stablehlo(module_proto)), device_ids
+
+
 
 
 _NO_CHILD = "no child process"
@@ -339,7 +387,6 @@ def _partition_in_child(bytecode: bytes, n: int, shardy: bool, work: str,
                         dump: str) -> str | None:
     """Partition in a child process; returns None when the dump is complete, XLA's
     error message, or `_NO_CHILD`."""
-    import json
 
     proc = _take_child()
     if proc is None:

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any, Mapping
 
 from ..atomicio import atomic_write_toml
 from ..errors import HardwareSpecError, UnknownHardwareError
+from ..userdirs import config_dir
 from .spec import HOST_CPU, Hardware, parse_spec
 
 CHIPS_DIR = Path(__file__).parent / "chips"
@@ -42,16 +42,6 @@ def _catalog() -> dict[str, Hardware]:
 def reload_catalog() -> None:
     """Forget the parsed catalog: the next lookup re-reads `chips/` (after a rewrite)."""
     _catalog.cache_clear()
-
-
-def config_dir() -> Path:
-    """Where user data lives: $STABLECOST_CONFIG_DIR, else $XDG_CONFIG_HOME/stablecost,
-    else ~/.config/stablecost."""
-    explicit = os.environ.get("STABLECOST_CONFIG_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "stablecost"
 
 
 def host_cpu_path() -> Path:

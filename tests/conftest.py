@@ -10,6 +10,15 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "programs"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache(tmp_path_factory):
+    """Partitions and CLI answers are cached in a directory of this session's own, never
+    in the user's cache (child processes inherit it)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STABLECOST_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path, monkeypatch):
     """Never read or write the user's real config dir (host-cpu calibration)."""

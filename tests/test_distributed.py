@@ -97,11 +97,13 @@ def test_partitioning_in_this_process_gives_what_the_child_process_gives(
         mlp_annotated_text, monkeypatch, tmp_path):
     from stablecost.featurize import partition
 
+    monkeypatch.setenv("STABLECOST_CACHE_DIR", "off")      # partition each time
     in_child = stablecost.load_program(mlp_annotated_text, mesh=MESH)
 
     def no_processes():
         raise OSError("no processes here")
 
+    spawn = partition._spawn_child
     partition._stop_idle_child()
     monkeypatch.setattr(partition, "_spawn_child", no_processes)
     here = stablecost.load_program(mlp_annotated_text + "\n", mesh=MESH)
@@ -109,7 +111,7 @@ def test_partitioning_in_this_process_gives_what_the_child_process_gives(
     assert [[str(t) for t in op.operands] for op in here.ops] == \
         [[str(t) for t in op.operands] for op in in_child.ops]
     # what XLA rejects comes back from the child as its one-line message
-    monkeypatch.undo()
+    monkeypatch.setattr(partition, "_spawn_child", spawn)
     (tmp_path / "dump").mkdir()
     failure = partition._partition_in_child(b"not a module", 2, False, str(tmp_path),
                                             str(tmp_path / "dump"))
@@ -542,3 +544,25 @@ def test_notes_and_labels_do_not_depend_on_what_was_predicted_before(examples_di
     with pytest.raises(AttributeError):    # dataclasses.FrozenInstanceError
         analysis.flops = 1.0
     assert stablecost.predict(text, cache=cache).program_name == "<string>"
+
+
+def test_partitions_are_cached_on_disk_by_content_and_mesh(mlp_annotated_text, monkeypatch,
+                                                           tmp_path):
+    from stablecost.featurize import partition
+
+    monkeypatch.setenv("STABLECOST_CACHE_DIR", str(tmp_path))
+    first = stablecost.load_program(mlp_annotated_text, mesh=MESH)
+    [entry] = (tmp_path / "partitions").iterdir()
+
+    def no_partitioner(*args):
+        raise AssertionError("partitioned again despite a cached result")
+
+    monkeypatch.setattr(partition, "_run_partitioner", no_partitioner)
+    again = stablecost.load_program(mlp_annotated_text, mesh=MESH)
+    assert [str(op) for op in again.ops] == [str(op) for op in first.ops]
+    # another mesh is another entry; a damaged entry is a miss, not an error
+    with pytest.raises(AssertionError, match="partitioned again"):
+        stablecost.load_program(mlp_annotated_text, mesh="data=2,model=4")
+    entry.write_bytes(b"{not json\n")
+    with pytest.raises(AssertionError, match="partitioned again"):
+        stablecost.load_program(mlp_annotated_text, mesh=MESH)

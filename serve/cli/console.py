@@ -35,9 +35,12 @@ def print_notes(console, d: dict[str, Any]) -> None:
     for note in d.get("notes", []):
         console.print(f"[yellow]note:[/] {note}")
 
+def json_text(data: Any) -> str:
+    """What `--json` prints: indented JSON and a newline."""
+    return json.dumps(data, indent=1) + "\n"
+
 def print_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    sys.stdout.write(json_text(data))
 
 def where(location: str) -> str:
     """`jit(step)/jvp()/dot_general @ model.py:45:12` -> `dot_general @ model.py:45`."""

@@ -4,12 +4,13 @@ predicted step time on one or more systems with the per-kernel breakdown."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .console import (
     dedupe,
+    json_text,
     make_console,
-    print_json,
     print_notes,
     raise_invalid,
     seconds,
@@ -33,6 +34,9 @@ def _add_program_options(parser: Any) -> None:
     parser.add_argument("--dim", action="append", default=None, metavar="NAME=SIZE",
                         help="size of a symbolic dimension of a jax.export program with "
                              "shape polymorphism, e.g. b=8 (repeatable)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compute the answer afresh (by default a question asked "
+                             "before is answered from the cache: see README, Caches)")
 
 
 def _pairs(values: list[str] | None, flag: str, example: str) -> dict[str, str] | None:
@@ -99,27 +103,40 @@ def run(args: argparse.Namespace) -> int:
     return _analyze(args) if args.command == "analyze" else _predict(args)
 
 
-def _load(arg: str, mesh=None, options: dict[str, Any] | None = None):
-    from ...featurize.ingest import load_program
+def _read(arg: str) -> tuple[bytes, str]:
     from ...featurize.program_files import read_source_arg
 
-    data, label = read_source_arg(arg)
+    return read_source_arg(arg)
+
+
+def _load(data: bytes, label: str, mesh=None, options: dict[str, Any] | None = None):
+    from ...featurize.ingest import load_program
+
     return load_program(data, name=label, mesh=mesh, **(options or {}))
 
-def _analyze(args: argparse.Namespace) -> int:
-    from ...featurize.analysis import analyze
-    from ...featurize.partition import parse_mesh
 
-    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
-    options = _load_options(args)
-    analysis = analyze(_load(args.program, mesh, options))
+def _analyze(args: argparse.Namespace) -> int:
+    from . import answers
+
+    data, label = _read(args.program)
+    key = answers.key(args, data, label)
+    found = answers.load(key)
+    if found is None:
+        from ...featurize.analysis import analyze
+        from ...featurize.partition import parse_mesh
+
+        mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+        d = analyze(_load(data, label, mesh, _load_options(args))).to_dict()
+        text = json_text(d)
+        answers.store(key, text)
+    else:
+        text, d = found
     if args.json:
-        print_json(analysis.to_dict())
+        sys.stdout.write(text)
         return 0
     from rich.table import Table
 
     console = make_console()
-    d = analysis.to_dict()
     console.print(f"[bold]{d['source']}[/]: {d['ops']} ops, {d['kernels']} fused kernels")
     console.print(f"  FLOPs            {si(d['flops'])}")
     console.print(f"  transcendentals  {si(d['transcendentals'])}")
@@ -139,72 +156,85 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 def _predict(args: argparse.Namespace) -> int:
-    from ...featurize.analysis import analyze
-    from ...featurize.partition import parse_mesh
-    from ...models.comm.topology_spec import parse_topology_spec
-    from ..api import predict
+    from . import answers
 
-    names = [n.strip() for n in args.hardware.split(",") if n.strip()]
-    if not names:
-        raise_invalid("--hardware needs at least one name")
-    from ..api.fidelity import check_fidelity, resolve_hardware
-
-    check_fidelity(args.fidelity)
-    chips = [resolve_hardware(n, args.fidelity) for n in names]  # bad names fail before parsing
     if args.top < 0:
         raise_invalid(f"--top must be >= 0, got {args.top}")
-    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
-    if args.topology is not None:   # check the spelling before the (slow) parse
-        parse_topology_spec(args.topology)
-    options = _load_options(args)
-    analysis = analyze(_load(args.program, mesh, options))
-    predictions = [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
-                           overlap=not args.no_overlap) for hw in chips]
+    data, label = _read(args.program)
+    key = answers.key(args, data, label)
+    found = answers.load(key)
+    if found is None:
+        dicts = _predictions(args, data, label)
+        text = json_text(dicts[0] if len(dicts) == 1 else dicts)
+        answers.store(key, text)
+    else:
+        text, shown = found
+        dicts = shown if isinstance(shown, list) else [shown]
     if args.json:
-        dicts = [p.to_dict() for p in predictions]
-        print_json(dicts[0] if len(dicts) == 1 else dicts)
+        sys.stdout.write(text)
         return 0
     console = make_console()
-    for p in predictions:
-        _print_prediction(console, p, args.top)
-    if len(predictions) > 1:
+    for d in dicts:
+        _print_prediction(console, d, args.top)
+    if len(dicts) > 1:
         from rich.table import Table
 
-        table = Table(title=f"{predictions[0].program_name}: predicted step time")
+        table = Table(title=f"{dicts[0]['program_name']}: predicted step time")
         for col in ("hardware", "topology", "step time", "compute", "communication",
                     "exposed comm", "launch overhead"):
             table.add_column(col, justify="left" if col in ("hardware", "topology")
                              else "right")
-        for p in predictions:
-            table.add_row(p.hardware, p.topology or "-", seconds(p.step_time_s),
-                          seconds(p.compute_s), seconds(p.communication_s),
-                          seconds(p.exposed_communication_s), seconds(p.overhead_s))
+        for d in dicts:
+            table.add_row(d["hardware"], d["topology"] or "-", seconds(d["step_time_s"]),
+                          seconds(d["compute_s"]), seconds(d["communication_s"]),
+                          seconds(d["exposed_communication_s"]), seconds(d["overhead_s"]))
         console.print(table)
     return 0
 
-def _print_prediction(console, p, top: int) -> None:
+def _predictions(args: argparse.Namespace, data: bytes, label: str) -> list[dict[str, Any]]:
+    """The predictions `args` ask for, as JSON dicts, one per chip."""
+    from ...featurize.analysis import analyze
+    from ...featurize.partition import parse_mesh
+    from ...models.comm.topology_spec import parse_topology_spec
+    from ..api import predict
+    from ..api.fidelity import check_fidelity, resolve_hardware
+
+    names = [n.strip() for n in args.hardware.split(",") if n.strip()]
+    if not names:
+        raise_invalid("--hardware needs at least one name")
+    check_fidelity(args.fidelity)
+    chips = [resolve_hardware(n, args.fidelity) for n in names]  # bad names fail before parsing
+    mesh = parse_mesh(args.mesh) if args.mesh is not None else None
+    if args.topology is not None:   # check the spelling before the (slow) parse
+        parse_topology_spec(args.topology)
+    analysis = analyze(_load(data, label, mesh, _load_options(args)))
+    return [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
+                    overlap=not args.no_overlap).to_dict() for hw in chips]
+
+def _print_prediction(console, p: dict[str, Any], top: int) -> None:
     from rich.table import Table
 
-    system = p.hardware
-    if p.num_devices > 1:
-        mesh = ",".join(f"{k}={v}" for k, v in p.mesh.items()) if p.mesh else ""
-        system = f"{p.num_devices} x {p.hardware}" + (f", mesh {mesh}" if mesh else "") + \
-            (f", {p.topology}" if p.topology else "")
-    console.print(f"\n[bold]{p.program_name}[/] on [bold]{system}[/] ({p.fidelity}): "
-                  f"step time [bold]{seconds(p.step_time_s)}[/] "
-                  f"(compute {seconds(p.compute_s)}, of which launch overhead "
-                  f"{seconds(p.overhead_s)}; communication {seconds(p.communication_s)}, "
-                  f"exposed [bold]{seconds(p.exposed_communication_s)}[/]"
-                  f"{'' if p.overlap else ', no overlap'}); {len(p.kernels)} kernels")
-    if p.by_fidelity:
+    system = p["hardware"]
+    step = p["step_time_s"]
+    if p["num_devices"] > 1:
+        mesh = ",".join(f"{k}={v}" for k, v in p["mesh"].items()) if p["mesh"] else ""
+        system = f"{p['num_devices']} x {p['hardware']}" + \
+            (f", mesh {mesh}" if mesh else "") + (f", {p['topology']}" if p["topology"] else "")
+    console.print(f"\n[bold]{p['program_name']}[/] on [bold]{system}[/] ({p['fidelity']}): "
+                  f"step time [bold]{seconds(step)}[/] "
+                  f"(compute {seconds(p['compute_s'])}, of which launch overhead "
+                  f"{seconds(p['overhead_s'])}; communication {seconds(p['communication_s'])}, "
+                  f"exposed [bold]{seconds(p['exposed_communication_s'])}[/]"
+                  f"{'' if p['overlap'] else ', no overlap'}); {len(p['kernels'])} kernels")
+    if p["by_fidelity"]:
         side = Table(title="fidelities side by side")
         for col in ("fidelity", "step time", "compute", "communication", "exposed comm"):
             side.add_column(col, justify="left" if col == "fidelity" else "right")
-        for name, d in p.by_fidelity.items():
-            side.add_row(name, seconds(d.step_time_s), seconds(d.compute_s),
-                         seconds(d.communication_s), seconds(d.exposed_communication_s))
+        for name, d in p["by_fidelity"].items():
+            side.add_row(name, seconds(d["step_time_s"]), seconds(d["compute_s"]),
+                         seconds(d["communication_s"]), seconds(d["exposed_communication_s"]))
         console.print(side)
-    ranked = sorted(p.kernels, key=lambda k: -k.total_time_s)
+    ranked = sorted(p["kernels"], key=lambda k: -k["total_time_s"])
     shown = ranked if top == 0 else ranked[:top]
     table = Table(title=f"top {len(shown)} kernels by time" if top else "all kernels")
     for col in ("#", "kind", "ops", "count", "FLOPs", "bytes", "time", "share", "bound",
@@ -212,33 +242,35 @@ def _print_prediction(console, p, top: int) -> None:
         table.add_column(col, justify="right" if col in (
             "#", "count", "FLOPs", "bytes", "time", "share") else "left")
     for k in shown:
-        ops = ",".join(dedupe(k.ops))
-        share = k.total_time_s / p.step_time_s if p.step_time_s else 0.0
-        table.add_row(str(k.index), k.kind, ops[:40] + ("…" if len(ops) > 40 else ""),
-                      f"{k.count:g}", si(k.flops), si(k.bytes_accessed) + "B",
-                      seconds(k.total_time_s), f"{share:.1%}", k.bound, where(k.location))
+        ops = ",".join(dedupe(k["ops"]))
+        share = k["total_time_s"] / step if step else 0.0
+        table.add_row(str(k["index"]), k["kind"], ops[:40] + ("…" if len(ops) > 40 else ""),
+                      f"{k['count']:g}", si(k["flops"]), si(k["bytes_accessed"]) + "B",
+                      seconds(k["total_time_s"]), f"{share:.1%}", k["bound"],
+                      where(k["location"]))
     console.print(table)
-    if p.collectives:
-        ctable = Table(title=f"{len(p.collectives)} collectives (time per execution)")
+    if p["collectives"]:
+        ctable = Table(title=f"{len(p['collectives'])} collectives (time per execution)")
         for col in ("#", "kind", "bytes", "group", "algorithm", "count", "time", "total",
                     "source"):
             ctable.add_column(col, justify="right" if col in (
                 "#", "bytes", "count", "time", "total") else "left")
-        for c in p.collectives:
-            ctable.add_row(str(c.kernel), c.kind, si(c.bytes_per_device) + "B",
-                           _group(c), c.algorithm, f"{c.count:g}", seconds(c.time_s),
-                           seconds(c.total_time_s), where(c.location))
+        for c in p["collectives"]:
+            ctable.add_row(str(c["kernel"]), c["kind"], si(c["bytes_per_device"]) + "B",
+                           _group(c), c["algorithm"], f"{c['count']:g}", seconds(c["time_s"]),
+                           seconds(c["total_time_s"]), where(c["location"]))
         console.print(ctable)
-    if p.critical_path:
-        comm = sum(1 for i in p.critical_path if p.kernels[i].bound == "communication")
-        console.print(f"critical path: {len(p.critical_path)} kernels, {comm} of them "
+    if p["critical_path"]:
+        comm = sum(1 for i in p["critical_path"]
+                   if p["kernels"][i]["bound"] == "communication")
+        console.print(f"critical path: {len(p['critical_path'])} kernels, {comm} of them "
                       "collectives")
-    print_notes(console, p.to_dict())
+    print_notes(console, p)
 
-def _group(c) -> str:
+def _group(c: dict[str, Any]) -> str:
     """'4 x [0,2,4,6]' for 2 groups of 4, '8 pairs [0..7]' for a permute."""
-    devices = list(c.group)
+    devices = list(c["group"])
     shown = ",".join(str(d) for d in devices[:8]) + ("…" if len(devices) > 8 else "")
-    if c.kind == "collective_permute":
-        return f"{c.groups} pairs over [{shown}]"
-    return f"{c.group_size} dev [{shown}]" + (f" x{c.groups}" if c.groups > 1 else "")
+    if c["kind"] == "collective_permute":
+        return f"{c['groups']} pairs over [{shown}]"
+    return f"{c['group_size']} dev [{shown}]" + (f" x{c['groups']}" if c["groups"] > 1 else "")
