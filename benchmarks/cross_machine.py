@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from _common import commit
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("before adapt", "after adapt", "roofline")
@@ -61,12 +61,6 @@ class Priced:
 
 def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def git_commit() -> str:
-    out = subprocess.run(["git", "--no-optional-locks", "rev-parse", "--short", "HEAD"],
-                         cwd=ROOT, capture_output=True, text=True)
-    return out.stdout.strip() or "unknown"
 
 
 def other_machines(root: Path, models) -> list[Path]:
@@ -226,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         if not datasets:
             raise StablecostError(f"no {args.hardware} dataset of another machine under "
                                   f"{', '.join(map(str, roots))}")
-        print(f"Run {datetime.date.today()}, commit {git_commit()}, bundle "
+        print(f"Run {datetime.date.today()}, commit {commit()}, bundle "
               f"{models.path.name} (kernel data {models.kernel_meta.get('data_digest')}, "
               f"trained on {models.kernel_meta.get('dataset')}); kernels read through "
               f"{'each machine' if args.spec == 'own' else 'the bundle'}'s spec.\n")

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _common import commit
 
 ROOT = Path(__file__).resolve().parent.parent
 FIDELITIES = ("learned", "GNN alone", "calibration", "kernel sum", "roofline")
@@ -66,15 +66,6 @@ class Programs:
 
 def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def git_commit() -> str:
-    def git(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", "--no-optional-locks", *args], cwd=ROOT,
-                              capture_output=True, text=True)
-    commit = git("rev-parse", "--short", "HEAD").stdout.strip() or "unknown"
-    dirty = git("diff", "--quiet", "HEAD", "--").returncode == 1
-    return commit + (" (+ uncommitted changes)" if dirty else "")
 
 
 def repo_relative(path: str) -> str:
@@ -299,7 +290,7 @@ def main() -> None:
                                                     "layers", "lr", "weight_decay",
                                                     "batch_size", "seed", "threads"))
     print(f"# Leave one family out: {dataset.name} ({hardware})\n\n"
-          f"commit {git_commit()}, "
+          f"commit {commit()}, "
           f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC\n\n"
           f"Per fold: StepGNN({shown}) fitted on the other families' train split, epoch "
           f"picked on their val split; kernel model `{bundle.path.name}/kernel_xgb` "

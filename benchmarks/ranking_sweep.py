@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import subprocess
 from datetime import date
-from pathlib import Path
 
 import numpy as np
+from _common import commit
 
 CONFIGS = [{"batch": b, "seq": t, "d_model": d, "layers": n}
            for (b, t), d, n in itertools.product(((8, 128), (2, 512)), (192, 384), (1, 3))]
@@ -31,13 +30,6 @@ def _params(config: dict) -> dict:
     d = config["d_model"]
     return {**config, "heads": max(2, d // 64), "vocab": 2048, "dtype": "f32",
             "family": "transformer_train", "size": f"d{d}-l{config['layers']}"}
-
-
-def _commit() -> str:
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
-    return done.stdout.strip() or "unknown"
 
 
 def main() -> None:
@@ -62,7 +54,7 @@ def main() -> None:
               for _ in range(args.rounds)]
     measured = np.exp(np.mean(np.log(rounds), axis=0))
     predicted = {"learned": [], "roofline": []}
-    print(f"ranking sweep, {date.today()}, commit {_commit()}, hardware {args.hardware}\n")
+    print(f"ranking sweep, {date.today()}, commit {commit()}, hardware {args.hardware}\n")
     print("| batch x seq | width | layers | measured | learned | roofline |")
     print("|---|---|---|---|---|---|")
     for config, (lowered, _), t in zip(CONFIGS, built, measured):

@@ -29,10 +29,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import commit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
@@ -49,12 +50,6 @@ QUICK = ("llama3-100m-train", "resnet18-train", "llama3-1b-prefill", "llama3-1b-
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.1f} ms" if seconds >= 1e-3 else f"{seconds * 1e6:,.0f} us"
-
-
-def _commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                          capture_output=True, text=True)
-    return done.stdout.strip() or "unknown"
 
 
 def _selected(args: argparse.Namespace) -> list[str]:
@@ -115,7 +110,7 @@ def main() -> None:
 
     command = "benchmarks/workloads.py" + (" --quick" if args.quick else "") + \
         (f" --only {args.only}" if args.only else "")
-    print(f"{datetime.date.today().isoformat()}, commit {_commit()}, `{command}`, "
+    print(f"{datetime.date.today().isoformat()}, commit {commit()}, `{command}`, "
           f"{total:.0f} s in all\n")
     print("| workload | system | fidelity | step time | compute | communication "
           "| exposed comm. | predict wall |")
