@@ -255,6 +255,45 @@ def test_hand_worked_all_reduce_on_h100_switch():
     assert p.step_time_s == pytest.approx(p.compute_s + p.communication_s)
 
 
+_SLICED_REDUCE = """
+module attributes {{mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}} {{
+func.func @main(%a: tensor<1024x64xf32>, %i: tensor<i32>) -> tensor<{out}x64xf32> {{
+  %0 = "stablehlo.all_reduce"(%a) ({{
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }}) {{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+      use_global_device_ids}} : (tensor<1024x64xf32>) -> tensor<1024x64xf32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %1 = stablehlo.dynamic_slice %0, %i, %z, sizes = [{out}, 64]
+      : (tensor<1024x64xf32>, tensor<i32>, tensor<i32>) -> tensor<{out}x64xf32>
+  return %1 : tensor<{out}x64xf32>
+}}
+}}
+"""
+
+
+@pytest.mark.parametrize("out,kind", [(256, "reduce_scatter"), (128, "all_reduce"),
+                                      (1024, "all_reduce")])
+def test_an_all_reduce_sliced_to_its_share_is_priced_as_a_reduce_scatter(out, kind):
+    # 256 KiB all-reduced over 4 devices, then each keeps rows [256 i, 256 i + 256): XLA
+    # makes it a reduce_scatter, (n-1)/n B on the wire instead of 2(n-1)/n B. A slice
+    # of 1/8 or of everything is not that pattern.
+    p = stablecost.predict(_SLICED_REDUCE.format(out=out), "H100-SXM",
+                           topology=topology_for("H100-SXM", 4))
+    (row,) = p.collectives
+    assert row.kind == kind and row.bytes_per_device == 1024 * 64 * 4
+    same_bytes = collective_time(kind, 1024 * 64 * 4, (0, 1, 2, 3),
+                                 topology_for("H100-SXM", 4))
+    assert row.time_s == pytest.approx(same_bytes.time_s)
+    assert any("reduce_scatter" in n for n in p.notes) is (kind == "reduce_scatter")
+    if kind == "reduce_scatter":
+        as_all_reduce = collective_time("all_reduce", 1024 * 64 * 4, (0, 1, 2, 3),
+                                        topology_for("H100-SXM", 4))
+        assert row.time_s < as_all_reduce.time_s
+
+
 def test_topology_strings():
     t = parse_topology("torus2d:2x4", "TPU-v5e", 8)
     assert (t.kind, t.dims) == ("torus2d", (2, 4))

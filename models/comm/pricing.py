@@ -1,7 +1,12 @@
 """Collective kernels of a per-device program, priced on a topology: one
 `CollectiveRow` per collective kernel, its slowest replica group's `collective_time`
 (every group of a collective runs at once; `collective_time` already charges the
-sharing of links between sibling groups on tori)."""
+sharing of links between sibling groups on tori).
+
+An all-reduce whose result is only ever sliced to this device's 1/N share (what XLA's
+SPMD partitioner emits for a gradient sharded over the reducing axis, FSDP's) is priced
+as the reduce-scatter XLA's GPU and TPU pipelines turn it into (`ReduceScatterCreator`):
+half the bytes on the wire of an all-reduce."""
 
 from __future__ import annotations
 
@@ -22,6 +27,28 @@ def buffer_bytes(op: Op) -> float:
     all_gather's gathered result, every other kind's operand."""
     types = op.results if op.opcode == "all_gather" else op.operands
     return float(sum(t.nbytes for t in types if t.dtype != "token"))
+
+
+def sliced_to_one_share(op: Op, program: Program, group_size: int) -> bool:
+    """Whether every use of the all-reduce `op`'s one result is a dynamic_slice that
+    keeps 1/`group_size` of one dimension and all of the others (XLA's reduce-scatter
+    pattern; the slice's offset is this device's index along the reducing axis)."""
+    if group_size < 2 or len(op.outputs) != 1:
+        return False
+    shape = op.results[0].shape
+    users = program.users[op.outputs[0]]
+    if not users or op.outputs[0] in program.escaping:
+        return False
+    for u in users:
+        user = program.ops[u]
+        if user.opcode != "dynamic_slice" or user.inputs[0] != op.outputs[0]:
+            return False
+        sliced = user.results[0].shape
+        differ = [d for d, (a, b) in enumerate(zip(shape, sliced)) if a != b]
+        if len(sliced) != len(shape) or len(differ) != 1 or \
+                sliced[differ[0]] * group_size != shape[differ[0]]:
+            return False
+    return True
 
 
 def collective_op(kernel: Kernel, program: Program) -> Op | None:
@@ -90,6 +117,11 @@ def price_collective(kernel: Kernel, program: Program, topology: Topology,
         groups = len(pairs)
     else:
         all_groups = sorted(set(device_groups(op, R, P)))
+        if kind == "all_reduce" and all_groups and \
+                sliced_to_one_share(op, program, len(all_groups[0])):
+            kind = "reduce_scatter"
+            note = ("all_reduces whose result is only sliced to this device's share are "
+                    "priced as the reduce_scatters XLA's GPU/TPU pipelines make of them")
         slowest: CollectiveCost | None = None
         group = ()
         for g in all_groups:
@@ -118,6 +150,6 @@ def price_collectives(kernels: Sequence[Kernel], program: Program, topology: Top
             continue
         row, note = price_collective(kernel, program, topology, algorithm)
         rows.append(row)
-        if note:
+        if note and note not in notes:
             notes.append(note)
     return rows, notes
