@@ -139,7 +139,12 @@ _FLAT_CHOICES = {
 def flat_allowed(kind: str, fabric: Fabric) -> tuple[str, ...]:
     """The algorithms `kind` can run on `fabric` (in_switch only where the switch reduces)."""
     return tuple(a for a in _FLAT_ALGOS[kind]
-                 if a != IN_SWITCH or fabric.efficiency > 0 or fabric.nvls is not None)
+                 if a != IN_SWITCH or fabric.efficiency > 0 or _nvls_all_reduce(kind, fabric))
+
+
+def _nvls_all_reduce(kind: str, f: Fabric) -> bool:
+    """Whether a calibrated NVLS protocol prices `kind` in the switch (all_reduce only)."""
+    return kind == ALL_REDUCE and f.nvls is not None
 
 
 def _protocol_cost(f: Fabric, steps: int, bus_bytes: float) -> PhaseCost | None:
@@ -246,7 +251,7 @@ def flat_default(kind: str, b: float, f: Fabric) -> str:
     (with calibrated protocols: of those they were fitted with, no tree)."""
     best, best_t = "", math.inf
     for algo in _FLAT_CHOICES[kind]:
-        if algo == IN_SWITCH and f.efficiency <= 0 and f.nvls is None:
+        if algo == IN_SWITCH and f.efficiency <= 0 and not _nvls_all_reduce(kind, f):
             continue
         if algo == TREE and f.protocols:
             continue
