@@ -1,13 +1,17 @@
 """Calibrate the collective models against measured NCCL collectives and print the
 report: fitted link values per chip and kind, and the error on held-out message sizes
-before (datasheet values) and after calibration.
+before (datasheet values) and after calibration; then the NCCL protocol model (LL /
+LL128 / Simple ring and NVLS, per chip and kind): its fitted regimes, median and p90
+error on held-out message sizes and held-out GPU counts against the alpha-beta fit, and
+8-GPU all_reduce at 16-256 MiB predicted against measured.
 
     stablecost import aiconfigurator ../shared/data/aiconfigurator --out stablecost-data
     python benchmarks/comm_calibration.py stablecost-data [--hardware H100-SXM]
         [--json report.json] [--write-catalog]
 
 `--write-catalog` writes the fitted values into the chips' TOML files
-(`[interconnect.calibrated]`); the report is what those values were judged by.
+(`[interconnect.calibrated]`, the per-kind tables with the protocol fits to every row);
+the reports are what those values were judged by.
 """
 
 from __future__ import annotations
@@ -35,21 +39,28 @@ def main(argv: list[str] | None = None) -> int:
     from stablecost.errors import StablecostError
     from stablecost.train.link_calibration.catalog import write_catalog
     from stablecost.train.link_calibration.report import calibrate_collectives
+    from stablecost.train.link_calibration.validation import validate_protocols
 
     start = time.perf_counter()
     try:
         report = calibrate_collectives(args.data_root, args.hardware,
                                        held_out_every=args.held_out_every)
+        print(report.format())
+        print(f"\n({time.perf_counter() - start:.1f} s)\n")
+        start = time.perf_counter()
+        protocols = validate_protocols(args.data_root, args.hardware,
+                                       held_out_every=args.held_out_every)
     except StablecostError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(report.format())
+    print(protocols.format())
     print(f"\n({time.perf_counter() - start:.1f} s)")
     if args.json:
-        args.json.write_text(json.dumps(report.to_dict(), indent=1))
+        args.json.write_text(json.dumps({"alpha_beta": report.to_dict(),
+                                         "protocols": protocols.to_dict()}, indent=1))
         print(f"report written to {args.json}")
     if args.write_catalog:
-        for path in write_catalog(report):
+        for path in write_catalog(report, protocols=protocols):
             print(f"wrote [interconnect.calibrated] to {path}")
     return 0
 

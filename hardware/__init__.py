@@ -15,8 +15,8 @@ from .catalog import (
                       reload_catalog,
                       save_host_cpu,
 )
-from .spec import HOST_CPU, CalibratedLinks, Hardware, parse_spec
+from .spec import HOST_CPU, CalibratedLinks, CalibratedProtocol, Hardware, parse_spec
 
-__all__ = ["CHIPS_DIR", "HOST_CPU", "CalibratedLinks", "Hardware", "catalog_names",
-           "config_dir", "get_hardware", "host_cpu_path", "list_hardware", "load_spec_file",
-           "parse_spec", "reload_catalog", "save_host_cpu"]
+__all__ = ["CHIPS_DIR", "HOST_CPU", "CalibratedLinks", "CalibratedProtocol", "Hardware",
+           "catalog_names", "config_dir", "get_hardware", "host_cpu_path", "list_hardware",
+           "load_spec_file", "parse_spec", "reload_catalog", "save_host_cpu"]

@@ -4,6 +4,7 @@ used: required sections and keys, positive finite rates, known topologies and ki
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -34,9 +35,25 @@ _CALIBRATED_VALUES = ("intra_node_bandwidth_bytes_per_s", "intra_node_latency_s"
 _CALIBRATED_OPTIONAL = ("in_switch_reduction_efficiency", "held_out_median_relative_error",
                         "held_out_max_relative_error")
 _CALIBRATED_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+# Per-kind NCCL protocol regimes (parallel arrays, one entry per protocol).
+_PROTOCOL_ARRAYS = ("protocol_names", "protocol_overhead_s", "protocol_latency_s",
+                    "protocol_bandwidth_bytes_per_s")
 _KINDS = {"gpu", "tpu", "cpu"}
 _TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
 _REQUIRED_DTYPES = ("f32", "bf16", "f16")
+
+
+@dataclass(frozen=True)
+class CalibratedProtocol:
+    """One NCCL protocol regime fitted to measured collectives of one kind
+    (`train.link_calibration.protocols`): a call costs `overhead_s + steps x latency_s +
+    bus bytes / bandwidth_bytes_per_s` under it. Names: LL, LL128, Simple (ring) and
+    NVLS (the in-switch algorithm, `latency_s` 0)."""
+
+    name: str
+    overhead_s: float
+    latency_s: float
+    bandwidth_bytes_per_s: float
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,7 @@ class CalibratedLinks:
     held_out_max_relative_error: float | None = None
     source: str = ""
     per_kind: Mapping[str, "CalibratedLinks"] = field(default_factory=dict)
+    protocols: tuple[CalibratedProtocol, ...] = ()
 
     def for_kind(self, kind: str | None) -> "CalibratedLinks":
         """The values fitted to `kind` when the file has them, else the chip's."""
@@ -75,6 +93,8 @@ class CalibratedLinks:
             out["source"] = self.source
         if self.per_kind:
             out["per_kind"] = {k: v.to_dict() for k, v in self.per_kind.items()}
+        if self.protocols:
+            out["protocols"] = [dataclasses.asdict(p) for p in self.protocols]
         return out
 
     def flat(self) -> dict[str, float]:
@@ -310,6 +330,8 @@ def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
     allowed = set(_CALIBRATED_VALUES) | set(_CALIBRATED_OPTIONAL)
     if not kind:
         allowed |= {"source", *_CALIBRATED_KINDS}
+    else:
+        allowed |= set(_PROTOCOL_ARRAYS)
     extra = set(table) - allowed
     if extra:
         raise fail(f"unknown keys {sorted(extra)} in {where}; allowed: {sorted(allowed)}")
@@ -340,7 +362,30 @@ def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
         in_switch_reduction_efficiency=opt("in_switch_reduction_efficiency"),
         held_out_median_relative_error=opt("held_out_median_relative_error"),
         held_out_max_relative_error=opt("held_out_max_relative_error"),
-        source=str(table.get("source", "")), per_kind=per_kind)
+        source=str(table.get("source", "")), per_kind=per_kind,
+        protocols=_parse_protocols(table, fail, where))
+
+
+def _parse_protocols(table: Any, fail: Any, where: str) -> tuple[CalibratedProtocol, ...]:
+    """The `protocol_*` arrays of a per-kind calibrated table (all four or none)."""
+    present = [k for k in _PROTOCOL_ARRAYS if k in table]
+    if not present:
+        return ()
+    if len(present) != len(_PROTOCOL_ARRAYS):
+        raise fail(f"{where} needs all of {list(_PROTOCOL_ARRAYS)} or none, got "
+                   f"{present}")
+    names, overhead, latency, bandwidth = (table[k] for k in _PROTOCOL_ARRAYS)
+    if not all(isinstance(a, list) for a in (names, overhead, latency, bandwidth)) or \
+            not len(names) == len(overhead) == len(latency) == len(bandwidth) >= 1:
+        raise fail(f"{where} {list(_PROTOCOL_ARRAYS)} must be lists of one length >= 1")
+    if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+        raise fail(f"{where} protocol_names must be distinct names, got {names!r}")
+    if not all(_non_negative(v) for v in overhead + latency) or \
+            not all(_positive(v) for v in bandwidth):
+        raise fail(f"{where} protocol overheads and latencies must be numbers >= 0 and "
+                   "bandwidths positive numbers")
+    return tuple(CalibratedProtocol(str(n), float(o), float(a), float(b))
+                 for n, o, a, b in zip(names, overhead, latency, bandwidth))
 
 
 def _positive(value: Any) -> bool:

@@ -48,6 +48,31 @@ factors; NCCL src/graph/tuning.cc for tree, NVLS and multi-node rings):
       direct            a       + (n-1) B / bw             (root sends to every peer)
       in_switch         a       + B / (eff bw)             (switch multicast)
     collective_permute  hops a  + B x (most messages on one link) / link bw
+
+NCCL protocol regimes (a switch `Topology` with `protocols`, fitted per collective kind
+to measured NCCL by `train.link_calibration.protocols`): NCCL moves data with one of
+three protocols, LL (8-byte stores with inline flags: lowest latency, about half the
+link bandwidth), LL128 (128-byte lines, most of the bandwidth) and Simple (bulk copies
+with fences: full bandwidth, highest latency) (NCCL documentation, NCCL_PROTO; NCCL
+src/graph/tuning.cc gives each its own base latency, per-hop latency and bandwidth),
+and picks per call the one its cost model says is fastest. Each calibrated protocol p
+is (o_p, a_p, bw_p) and the formulas above become, taking the cheapest protocol:
+
+    all_gather / reduce_scatter  ring    o_p + (n-1) a_p  + (n-1)/n B / bw_p
+    all_reduce                   ring    o_p + 2(n-1) a_p + 2(n-1)/n B / bw_p
+                                 in_switch  o_N + (n+1)/n B / bw_N   (protocol NVLS)
+    all_to_all                   direct  o_p + (n-1) a_p  + (n-1)/n B / bw_p
+
+(o_p is the whole per-call cost: the topology's `overhead_s` is their minimum and the
+rest is charged as alpha). NVLS all_reduce: each GPU reduces its 1/n shard with
+multimem loads through the switch, which reads that shard from all n GPUs (each GPU's
+port sends B in all), then stores it once with multicast, which writes every shard to
+every GPU (each port receives B); the other direction carries B/n, so a port moves
+(n+1)/n B at most: (1+1/n) B / bw_N, where ring moves 2(n-1)/n B. The in-switch
+algorithm is the cheaper one at 8 GPUs and not at 4 (1.125 vs 1.75, 1.25 vs 1.5 at
+equal bandwidth: NCCL's NVLS bandwidth is below the ring's), as the H100 data shows.
+With protocols the library's all_reduce choice is ring or in_switch (tree is not
+fitted).
 """
 
 from __future__ import annotations
@@ -64,6 +89,7 @@ from .phases import (
     DIRECT,
     HALVING_DOUBLING,
     IN_SWITCH,
+    NVLS_PROTOCOL,
     PERMUTE,
     REDUCE_SCATTER,
     RING,
@@ -86,6 +112,12 @@ class Fabric:
     pair_bytes_per_s: float
     efficiency: float
     level: str
+    # calibrated protocol regimes: (name, overhead beyond the topology's, alpha, bandwidth)
+    protocols: tuple[tuple[str, float, float, float], ...] = ()
+
+    @property
+    def nvls(self) -> tuple[str, float, float, float] | None:
+        return next((p for p in self.protocols if p[0] == NVLS_PROTOCOL), None)
 
 
 _FLAT_ALGOS = {
@@ -106,7 +138,26 @@ _FLAT_CHOICES = {
 
 def flat_allowed(kind: str, fabric: Fabric) -> tuple[str, ...]:
     """The algorithms `kind` can run on `fabric` (in_switch only where the switch reduces)."""
-    return tuple(a for a in _FLAT_ALGOS[kind] if a != IN_SWITCH or fabric.efficiency > 0)
+    return tuple(a for a in _FLAT_ALGOS[kind]
+                 if a != IN_SWITCH or fabric.efficiency > 0 or _nvls_all_reduce(kind, fabric))
+
+
+def _nvls_all_reduce(kind: str, f: Fabric) -> bool:
+    """Whether a calibrated NVLS protocol prices `kind` in the switch (all_reduce only)."""
+    return kind == ALL_REDUCE and f.nvls is not None
+
+
+def _protocol_cost(f: Fabric, steps: int, bus_bytes: float) -> PhaseCost | None:
+    """The cheapest calibrated (non-NVLS) protocol for `steps` steps moving `bus_bytes`
+    through a port; None when `f` has no protocols."""
+    best: PhaseCost | None = None
+    for name, extra_s, alpha_s, bw in f.protocols:
+        if name == NVLS_PROTOCOL:
+            continue
+        cost = (steps, 1, extra_s + steps * alpha_s, bus_bytes / bw)
+        if best is None or cost[2] + cost[3] < best[2] + best[3]:
+            best = cost
+    return best
 
 
 def flat_cost(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost:
@@ -120,6 +171,10 @@ def flat_cost(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost:
     lg = (n - 1).bit_length()                 # ceil(log2 n)
     p2 = 1 << (n.bit_length() - 1)            # largest power of two <= n
     lg2 = p2.bit_length() - 1                 # log2 p2
+    if f.protocols:
+        priced = _protocol_phase(kind, algo, b, f)
+        if priced is not None:
+            return priced
     if kind in (ALL_GATHER, REDUCE_SCATTER):
         if algo == RING:
             return n - 1, 1, (n - 1) * a, share * b / ring_bw
@@ -173,11 +228,32 @@ def flat_cost(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost:
     raise AssertionError(f"no flat formula for {kind}/{algo}")   # guarded by flat_allowed
 
 
+def _protocol_phase(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost | None:
+    """The protocol formulas of the module docstring; None where they do not apply
+    (another algorithm: the plain formula with the link's values)."""
+    n = f.n
+    share = (n - 1) / n
+    if algo == RING and kind in (ALL_GATHER, REDUCE_SCATTER):
+        return _protocol_cost(f, n - 1, share * b)
+    if algo == RING and kind == ALL_REDUCE:
+        return _protocol_cost(f, 2 * (n - 1), 2 * share * b)
+    if algo == DIRECT and kind == ALL_TO_ALL:
+        return _protocol_cost(f, n - 1, share * b)
+    nvls = f.nvls
+    if algo == IN_SWITCH and kind == ALL_REDUCE and nvls is not None:
+        _, extra_s, alpha_s, bw = nvls
+        return 1, 1, extra_s + alpha_s, (n + 1) / n * b / bw
+    return None
+
+
 def flat_default(kind: str, b: float, f: Fabric) -> str:
-    """The library's choice for `kind` on `f`: the cheapest of NCCL's enabled algorithms."""
+    """The library's choice for `kind` on `f`: the cheapest of NCCL's enabled algorithms
+    (with calibrated protocols: of those they were fitted with, no tree)."""
     best, best_t = "", math.inf
     for algo in _FLAT_CHOICES[kind]:
-        if algo == IN_SWITCH and f.efficiency <= 0:
+        if algo == IN_SWITCH and f.efficiency <= 0 and not _nvls_all_reduce(kind, f):
+            continue
+        if algo == TREE and f.protocols:
             continue
         _, _, alpha, beta = flat_cost(kind, algo, b, f)
         if alpha + beta < best_t:
@@ -189,9 +265,11 @@ def flat_fabric(topology: Topology, n: int, link: Link, kind: str, level: str) -
     """A flat level of `n` group members over `link` on a switch or fully-connected
     fabric of `topology`."""
     if kind == SWITCH:
+        protocols = tuple((p.name, p.overhead_s - topology.overhead_s, p.latency_s,
+                           p.bandwidth_bytes_per_s) for p in topology.protocols)
         return Fabric(n, link.latency_s, link.bandwidth_bytes_per_s,
                       link.bandwidth_bytes_per_s, topology.in_switch_reduction_efficiency,
-                      level)
+                      level, protocols)
     # fully connected: a port is every peer link of the fabric's domain together.
     domain = topology.dims[-1]
     port = max(domain - 1, 1) * link.bandwidth_bytes_per_s

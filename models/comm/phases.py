@@ -39,6 +39,8 @@ DIRECT = "direct"
 IN_SWITCH = "in_switch"
 HIERARCHICAL_ALGO = "hierarchical"
 ALGORITHMS = (RING, TREE, HALVING_DOUBLING, DIRECT, IN_SWITCH, HIERARCHICAL_ALGO)
+# The calibrated protocol regime (`Topology.protocols`) that prices in_switch (NVLink SHARP).
+NVLS_PROTOCOL = "NVLS"
 
 # (steps, hops, alpha_s, beta_s) of one phase.
 PhaseCost = tuple[int, int, float, float]

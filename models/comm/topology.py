@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from ...errors import InvalidArgumentError
-from ...hardware import Hardware, get_hardware
+from ...hardware import CalibratedProtocol, Hardware, get_hardware
 
 SWITCH = "switch"
 FULLY_CONNECTED = "fully_connected"
@@ -88,6 +88,11 @@ class Topology:
     per_kind: (collective kind, topology) pairs: the same fabric with link values fitted
         to that kind (`topology_for(..., calibrated=True)`); `collective_time` prices a
         kind listed here on its own topology.
+    protocols: switch only: NCCL protocol regimes fitted to measured collectives of one
+        kind (`[interconnect.calibrated.<kind>]`, the per-kind topologies of
+        `topology_for(..., calibrated=True)`); `flat` then prices ring / direct / in_switch
+        under each (in_switch: the one named `NVLS_PROTOCOL`) and keeps the cheapest. Each
+        protocol's `overhead_s` is its whole per-call cost (>= `overhead_s`).
     """
 
     kind: str
@@ -99,9 +104,21 @@ class Topology:
     node_kind: str = ""
     hardware: str = ""
     per_kind: tuple[tuple[str, "Topology"], ...] = ()
+    protocols: tuple[CalibratedProtocol, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        set_(self, "protocols", tuple(self.protocols))
+        if self.protocols:
+            if self.kind != SWITCH:
+                raise InvalidArgumentError(
+                    f"protocols apply to switch topologies only, not {self.kind!r}")
+            for p in self.protocols:
+                if not (isinstance(p, CalibratedProtocol) and p.overhead_s >= self.overhead_s
+                        and p.latency_s >= 0 and p.bandwidth_bytes_per_s > 0):
+                    raise InvalidArgumentError(
+                        f"protocol {p!r} needs overhead_s >= the topology's "
+                        f"{self.overhead_s!r}, latency_s >= 0 and a positive bandwidth")
         set_(self, "dims", tuple(self.dims))
         set_(self, "links", tuple(self.links))
         set_(self, "wraparound", tuple(bool(w) for w in self.wraparound))
@@ -252,8 +269,14 @@ def _calibrated(hw: Hardware, n: int, kind: str | None, dims: Sequence[int] | No
             calibrated_links=None)
         return topology_for(chip, n, kind, dims, wraparound=wraparound)
 
+    def with_protocols(values: Any) -> Topology:
+        topology = with_links(values)
+        if values.protocols and topology.kind == SWITCH:
+            topology = dataclasses.replace(topology, protocols=values.protocols)
+        return topology
+
     base = with_links(links)
-    per_kind = tuple((k, with_links(v)) for k, v in sorted(links.per_kind.items()))
+    per_kind = tuple((k, with_protocols(v)) for k, v in sorted(links.per_kind.items()))
     return dataclasses.replace(base, per_kind=per_kind)
 
 

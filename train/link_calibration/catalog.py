@@ -8,9 +8,10 @@ the fabric of a chip from the values its file holds.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ...errors import InvalidArgumentError
 from ...hardware import Hardware, get_hardware
@@ -18,6 +19,10 @@ from ...models.comm.topology import Topology, topology_for
 from .fit import LinkParams
 from .measurements import CALIBRATED_KINDS, wanted_chips
 from .report import CalibrationReport, ErrorStats, percent
+
+if TYPE_CHECKING:
+    from .protocols import ProtocolParams
+    from .validation import ProtocolReport
 
 _BEGIN = "# --- begin [interconnect.calibrated]: written by stablecost.train.link_calibration ---"
 _END = "# --- end [interconnect.calibrated] ---"
@@ -44,9 +49,47 @@ def _values_toml(p: LinkParams, held_out: ErrorStats) -> list[str]:
     return lines
 
 
-def calibration_toml(report: CalibrationReport, hardware: str) -> str:
+def _protocols_toml(p: "ProtocolParams", in_switch: float | None,
+                    protocols: "ProtocolReport") -> list[str]:
+    """A per-kind table from the protocol fit: the link values are the Simple protocol's
+    (what hierarchical and other fabrics use), the overhead the cheapest protocol's, and
+    the protocols as parallel arrays (`flat`'s docstring has the formulas)."""
+    simple = p.simple
+    sizes = protocols.split(p.hardware, p.kind, "sizes")
+    counts = protocols.split(p.hardware, p.kind, "gpus")
+    lines = []
+    if sizes is not None and counts is not None:
+        lines.append(
+            f"# NCCL protocol model: held-out sizes median {percent(sizes.protocols.median)}"
+            f" / p90 {percent(sizes.protocols.p90)}, held-out GPU counts median "
+            f"{percent(counts.protocols.median)} / p90 {percent(counts.protocols.p90)} "
+            f"(single alpha-beta fit: {percent(sizes.alpha_beta.median)} / "
+            f"{percent(counts.alpha_beta.median)} median)")
+    lines += [f"intra_node_bandwidth_bytes_per_s = {_toml_float(simple.bandwidth_bytes_per_s)}",
+              f"intra_node_latency_s = {_toml_float(simple.latency_s)}",
+              f"collective_overhead_s = {_toml_float(p.overhead_s)}"]
+    if in_switch is not None:
+        lines.append(f"in_switch_reduction_efficiency = {_toml_float(in_switch)}"
+                     + ("   # NVLS is priced by its protocol below" if p.nvls else ""))
+    if sizes is not None:
+        lines += [f"held_out_median_relative_error = {_toml_float(sizes.protocols.median)}",
+                  f"held_out_max_relative_error = {_toml_float(sizes.protocols.max)}"]
+    lines += [
+        "protocol_names = [" + ", ".join(json.dumps(q.name) for q in p.protocols) + "]",
+        "protocol_overhead_s = [" + ", ".join(_toml_float(q.overhead_s)
+                                              for q in p.protocols) + "]",
+        "protocol_latency_s = [" + ", ".join(_toml_float(q.latency_s)
+                                             for q in p.protocols) + "]",
+        "protocol_bandwidth_bytes_per_s = [" + ", ".join(
+            _toml_float(q.bandwidth_bytes_per_s) for q in p.protocols) + "]"]
+    return lines
+
+
+def calibration_toml(report: CalibrationReport, hardware: str,
+                     protocols: "ProtocolReport | None" = None) -> str:
     """The `[interconnect.calibrated]` block of one chip's TOML file (between markers, so
-    `write_catalog` can replace it)."""
+    `write_catalog` can replace it). `protocols`: per-kind NCCL protocol fits, written
+    in place of the per-kind alpha-beta values where they have the chip and kind."""
     name = get_hardware(hardware).name
     chip = report.fit(name)
     versions = ", ".join(v.replace("NCCL ", "") for v in report.libraries[name])
@@ -74,8 +117,13 @@ def calibration_toml(report: CalibrationReport, hardware: str) -> str:
             f = report.fit(name, kind)
         except InvalidArgumentError:
             continue
-        lines += ["", f"[interconnect.calibrated.{kind}]",
-                  f"# held-out median error {percent(f.held_out.median)} (catalog "
+        fitted = None if protocols is None else protocols.fit(name, kind)
+        lines += ["", f"[interconnect.calibrated.{kind}]"]
+        if fitted is not None and protocols is not None:
+            lines += _protocols_toml(fitted, f.params.in_switch_reduction_efficiency,
+                                     protocols)
+            continue
+        lines += [f"# held-out median error {percent(f.held_out.median)} (catalog "
                   f"{percent(f.held_out_before.median)})",
                   *_values_toml(f.params, f.held_out)]
     lines += ["", "[[sources]]",
@@ -83,8 +131,10 @@ def calibration_toml(report: CalibrationReport, hardware: str) -> str:
               f'(comm/nccl/{{{versions}}}/nccl_perf.parquet)"',
               f'url = "{_SOURCE_URL}"',
               'covers = "[interconnect.calibrated]: effective intra-node bandwidth, '
-              'per-step latency, per-call overhead and NVLS efficiency fitted by '
-              'stablecost.train.link_calibration"',
+              'per-step latency, per-call overhead and NVLS efficiency'
+              + (', and per kind NCCL protocol regimes (LL, LL128, Simple, NVLS),'
+                 if protocols is not None else '') +
+              ' fitted by stablecost.train.link_calibration"',
               _END]
     return "\n".join(lines) + "\n"
 
@@ -97,7 +147,8 @@ def _bytes(b: float) -> str:
 
 
 def write_catalog(report: CalibrationReport, hardware: str | Sequence[str] | None = None,
-                  *, directory: str | Path | None = None) -> list[Path]:
+                  *, directory: str | Path | None = None,
+                  protocols: "ProtocolReport | None" = None) -> list[Path]:
     """Write (or replace) the `[interconnect.calibrated]` block of each fitted chip's
     TOML file, before its first `[[sources]]`; returns the files written. `directory`:
     write copies of the catalog files there instead of the catalog itself. A file is
@@ -111,7 +162,7 @@ def write_catalog(report: CalibrationReport, hardware: str | Sequence[str] | Non
         source = Path(get_hardware(name).path)
         path = source if directory is None else Path(directory) / source.name
         text = (path if path.exists() else source).read_text()
-        block = calibration_toml(report, name)
+        block = calibration_toml(report, name, protocols)
         if _BEGIN in text and _END in text:
             head, rest = text.split(_BEGIN, 1)
             tail = rest.split(_END, 1)[1].lstrip("\n")
@@ -141,8 +192,10 @@ def calibrated_topology(hardware: str | Hardware, num_devices: int,
         raise InvalidArgumentError(
             f"hardware {hw.name!r} has no [interconnect.calibrated] values; calibrated "
             f"chips: {calibrated_chips()}")
-    params = LinkParams.of_calibrated(hw.calibrated_links.for_kind(kind))
-    return topology_for(params.applied_to(hw), num_devices)
+    topology = topology_for(hw, num_devices, calibrated=True)
+    per_kind = topology.for_kind(kind) if kind else topology
+    return per_kind if per_kind is not topology else dataclasses.replace(topology,
+                                                                         per_kind=())
 
 
 def calibrated_chips() -> list[str]:

@@ -1,0 +1,322 @@
+"""Fitting NCCL's protocol regimes per chip and collective kind: `fit_protocols` finds,
+for each of LL, LL128 and Simple, the per-call overhead o_p, per-step latency a_p and bus
+bandwidth bw_p with which the cheapest protocol reproduces the measured NCCL times of one
+kind on 2..8 GPUs of a node, plus the NVLS (in-switch) all_reduce's (o_N, bw_N) on
+chips whose switch reduces; `protocol_topology` builds the switch `Topology` those values
+describe, and `protocol_times` prices rows on it with `collective_time`, the model
+`predict` uses (the formulas are in `models.comm.flat`'s docstring).
+
+Why this form: the residuals of the single alpha-beta fit (`fit`) run in bands of
+message size: too slow below ~64 KiB, too fast in 64 KiB - 4 MiB, where NCCL switches
+from LL to LL128 to Simple, each with its own latency and bandwidth. Per step the
+small-message latency grows linearly with the ring's step count (H100 all_reduce at
+512 B: 6.2 / 9.5 / 15.6 us on 2 / 4 / 8 GPUs: +0.8 us per step of 2(n-1)), which is
+what lets a fit on two GPU counts predict the third. NVLS: on 8 H100 / H200 an f16
+all_reduce of 512 MiB reaches a bus bandwidth of 445 GB/s (H100) against 352 GB/s for
+i8, which NVLS does not reduce, while at 4 GPUs both run at the ring's 350 GB/s:
+the (n+1)/n bytes factor of NVLS (`flat`'s docstring) makes it cheaper than the ring's
+2(n-1)/n at 8 GPUs and not at 4 with one fitted bandwidth.
+
+Method: least squares on log time with a soft-L1 loss (as `fit`), over the logs of the
+values, from several starts; a weak prior (`PRIOR_WEIGHT` per log unit) towards the
+starting values keeps directions the data cannot decide (a protocol that never wins)
+finite. Rows off by more than 2x and 5 robust standard deviations after a first fit
+are dropped and the fit redone. No bus bandwidth may exceed the chip's datasheet link
+bandwidth (a ring cannot beat its links, nor NVLS's (n+1)/n B per port): without that
+bound the slow rise of NCCL's bus bandwidth from 16 to 512 MiB is fitted with a
+"protocol" of 800 us overhead and 1.7x the link. The protocols are named by bandwidth
+after the fit (lowest: LL, highest: Simple): the min over protocols is symmetric in
+them. A protocol that is the cheapest on no training row is dropped: the data does not
+identify it (its values would be the prior's). NVLS is kept only where the data shows
+it: on the rows it is chosen for, i8 (which NVLS does not reduce) of the same size and
+GPU count must run `NVLS_MIN_CONTRAST` or more slower (else NVLS merely imitates the
+ring, or noise, on the f16 rows). So a fit without 8-GPU rows has no NVLS: the data
+shows NVLS at 8 GPUs only (f16 vs i8 at 512 MiB on 8 H100: 2111 vs 2672 us, +27 %; on
+4: +1 %). B200's table shows +9 % at 8 GPUs (1355 vs 1479 us) and +5 % at 4: its
+all_reduce is fitted without NVLS.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ...errors import InvalidArgumentError
+from ...hardware import CalibratedProtocol, Hardware, get_hardware
+from ...models.comm.collectives import collective_time
+from ...models.comm.phases import (
+    ALL_GATHER,
+    ALL_REDUCE,
+    ALL_TO_ALL,
+    DIRECT,
+    IN_SWITCH,
+    NVLS_PROTOCOL,
+    REDUCE_SCATTER,
+    RING,
+)
+from ...models.comm.topology import SWITCH, Link, Topology
+from .fit import NVLS_REDUCTION_DTYPES
+from .measurements import CollectiveMeasurement
+
+PROTOCOL_NAMES = ("LL", "LL128", "Simple")
+PRIOR_WEIGHT = 0.01            # per log unit of distance from the start
+OUTLIER_FACTOR = 5.0
+OUTLIER_MIN_LOG = math.log(2)
+_LOSS_SCALE = 0.05
+# Starting values per protocol: overhead s, latency s, bandwidth as a share of the
+# chip's datasheet link bandwidth (LL moves 8 bytes of data per 16-byte store: ~half).
+_START = ((5e-6, 0.8e-6, 0.07), (8e-6, 1.5e-6, 0.33), (20e-6, 3e-6, 0.67))
+_NVLS_START = (20e-6, 0.67)
+MAX_OVERHEAD_S = 200e-6
+NVLS_MIN_CONTRAST = 0.10       # i8 at least 10 % slower than f16 where NVLS is chosen
+MAX_LATENCY_S = 20e-6
+_SHIFTS = (0.0, -0.5, 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class ProtocolParams:
+    """The protocol regimes fitted to one chip and kind (NVLS last, when fitted)."""
+
+    hardware: str
+    kind: str
+    protocols: tuple[CalibratedProtocol, ...]
+    train_rows: int = 0
+    outliers: int = 0
+
+    @property
+    def nvls(self) -> CalibratedProtocol | None:
+        return next((p for p in self.protocols if p.name == NVLS_PROTOCOL), None)
+
+    @property
+    def ring(self) -> tuple[CalibratedProtocol, ...]:
+        return tuple(p for p in self.protocols if p.name != NVLS_PROTOCOL)
+
+    @property
+    def overhead_s(self) -> float:
+        return min(p.overhead_s for p in self.protocols)
+
+    @property
+    def simple(self) -> CalibratedProtocol:
+        """The highest-bandwidth ring protocol: the link values for everything else."""
+        return max(self.ring, key=lambda p: p.bandwidth_bytes_per_s)
+
+
+def _steps_and_factor(kind: str, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, bus-bytes factor) of the ring (all_to_all: direct) under a protocol."""
+    if kind == ALL_REDUCE:
+        return 2.0 * (n - 1), 2.0 * (n - 1) / n
+    if kind in (ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL):
+        return 1.0 * (n - 1), (n - 1) / n
+    raise InvalidArgumentError(
+        f"protocol fit covers {[ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL]}, "
+        f"not {kind!r}")
+
+
+def uses_nvls(hardware: str | Hardware, kind: str) -> bool:
+    """Whether the fit includes NVLS: all_reduce on a switch that reduces."""
+    return kind == ALL_REDUCE and bool(get_hardware(hardware).in_switch_reduction_efficiency)
+
+
+def _arrays(rows: Sequence[CollectiveMeasurement]) -> tuple[np.ndarray, ...]:
+    n = np.array([r.num_devices for r in rows], dtype=float)
+    b = np.array([r.bytes_per_device for r in rows], dtype=float)
+    nvls_ok = np.array([r.dtype in NVLS_REDUCTION_DTYPES for r in rows])
+    return n, b, nvls_ok
+
+
+def _times(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarray,
+           nvls_ok: np.ndarray) -> np.ndarray:
+    steps, factor = _steps_and_factor(kind, n)
+    out = np.full(n.shape, np.inf)
+    for i in range(len(PROTOCOL_NAMES)):
+        o, a, bw = values[3 * i:3 * i + 3]
+        out = np.minimum(out, o + steps * a + factor * b / bw)
+    if nvls:
+        o, bw = values[-2:]
+        out = np.minimum(out, np.where(nvls_ok, o + (n + 1) / n * b / bw, np.inf))
+    return out
+
+
+def _bounds(nvls: bool, link_bw: float) -> tuple[np.ndarray, np.ndarray]:
+    """Log-space bounds: no protocol's bus bandwidth above the datasheet link bandwidth
+    (a ring cannot beat its links; NVLS's (n+1)/n B per port neither)."""
+    lo = [math.log(1e-7), math.log(1e-10), math.log(1e8)] * len(PROTOCOL_NAMES)
+    hi = [math.log(MAX_OVERHEAD_S), math.log(MAX_LATENCY_S), math.log(link_bw)] * \
+        len(PROTOCOL_NAMES)
+    if nvls:
+        lo += [math.log(1e-7), math.log(1e8)]
+        hi += [math.log(MAX_OVERHEAD_S), math.log(link_bw)]
+    return np.array(lo), np.array(hi)
+
+
+def _fit_once(rows: Sequence[CollectiveMeasurement], kind: str, nvls: bool,
+              link_bw: float, ring_start: np.ndarray | None = None,
+              ) -> tuple[np.ndarray, float]:
+    """(values, robust cost of the data residuals without the prior's terms).
+    `ring_start`: ring values of a fit without NVLS, one more start for a fit with it."""
+    from scipy.optimize import least_squares
+
+    n, b, nvls_ok = _arrays(rows)
+    log_t = np.log([r.time_s for r in rows])
+    start = [v for o, a, share in _START for v in (o, a, share * link_bw)]
+    if nvls:
+        start += [_NVLS_START[0], _NVLS_START[1] * link_bw]
+    center = np.log(start)
+    lo, hi = _bounds(nvls, link_bw)
+
+    def residuals(theta: np.ndarray) -> np.ndarray:
+        t = _times(np.exp(theta), kind, nvls, n, b, nvls_ok)
+        return np.concatenate([np.log(t) - log_t, PRIOR_WEIGHT * (theta - center)])
+
+    starts = [center + shift for shift in _SHIFTS]
+    if ring_start is not None:
+        starts.append(np.concatenate([np.log(ring_start), center[len(ring_start):]]))
+    best = None
+    for x in starts:
+        x0 = np.clip(x, lo + 1e-9, hi - 1e-9)
+        sol = least_squares(residuals, x0, bounds=(lo, hi), loss="soft_l1",
+                            f_scale=_LOSS_SCALE, max_nfev=2000)
+        if best is None or sol.cost < best.cost:
+            best = sol
+    assert best is not None
+    r = residuals(best.x)[:len(rows)] / _LOSS_SCALE
+    return np.exp(best.x), float(np.sum(2 * (np.sqrt(1 + r * r) - 1)))
+
+
+def _nvls_shown(values: np.ndarray, kind: str, rows: Sequence[CollectiveMeasurement],
+                ) -> bool:
+    """Whether the data shows the NVLS regime the fit chose. NVLS is a bandwidth regime:
+    for each GPU count, at the largest size measured in both an NVLS-capable dtype and
+    i8, NVLS must be the cheapest and the i8 all_reduce (which NVLS cannot reduce)
+    measured `NVLS_MIN_CONTRAST` or more slower (median over the GPU counts where NVLS
+    wins there). Without i8 rows: whether NVLS wins anywhere."""
+    wins = _argmin(values, kind, True, rows) == len(PROTOCOL_NAMES)
+    i8: dict[tuple[int, float], list[float]] = {}
+    for r in rows:
+        if r.dtype not in NVLS_REDUCTION_DTYPES:
+            i8.setdefault((r.num_devices, r.bytes_per_device), []).append(r.time_s)
+    if not i8:
+        return bool(wins.any())
+    capable: dict[tuple[int, float], list[tuple[float, bool]]] = {}
+    for r, w in zip(rows, wins):
+        if r.dtype in NVLS_REDUCTION_DTYPES and (r.num_devices, r.bytes_per_device) in i8:
+            capable.setdefault((r.num_devices, r.bytes_per_device), []).append(
+                (r.time_s, bool(w)))
+    ratios = []
+    for n in sorted({n for n, _ in capable}):
+        b = max(b for m, b in capable if m == n)
+        times, won = zip(*capable[n, b])
+        if all(won):
+            ratios.append(float(np.median(i8[n, b])) / float(np.median(times)) - 1.0)
+    return bool(ratios) and float(np.median(ratios)) >= NVLS_MIN_CONTRAST
+
+
+def _winners(values: np.ndarray, kind: str, nvls: bool,
+             rows: Sequence[CollectiveMeasurement]) -> set[int]:
+    """The protocols (index; NVLS last) that are the cheapest on at least one row."""
+    return set(_argmin(values, kind, nvls, rows).tolist())
+
+
+def _argmin(values: np.ndarray, kind: str, nvls: bool,
+            rows: Sequence[CollectiveMeasurement]) -> np.ndarray:
+    """Per row, the index of the cheapest protocol (NVLS last)."""
+    n, b, nvls_ok = _arrays(rows)
+    steps, factor = _steps_and_factor(kind, n)
+    cols = [values[3 * i] + steps * values[3 * i + 1] + factor * b / values[3 * i + 2]
+            for i in range(len(PROTOCOL_NAMES))]
+    if nvls:
+        cols.append(np.where(nvls_ok, values[-2] + (n + 1) / n * b / values[-1], np.inf))
+    return np.argmin(np.vstack(cols), axis=0)
+
+
+def _params(hardware: str, kind: str, values: np.ndarray, nvls: bool, rows: int,
+            outliers: int, winners: set[int]) -> ProtocolParams:
+    """The fitted values as named protocols, keeping only those that win on some training
+    row: a regime the data never shows is not identified (its values would be the prior)."""
+    triples = sorted((tuple(values[3 * i:3 * i + 3]) + (i,)
+                      for i in range(len(PROTOCOL_NAMES))), key=lambda t: t[2])
+    protocols = [CalibratedProtocol(name, float(o), float(a), float(bw))
+                 for name, (o, a, bw, i) in zip(PROTOCOL_NAMES, triples) if i in winners]
+    if nvls and len(PROTOCOL_NAMES) in winners:
+        protocols.append(CalibratedProtocol(NVLS_PROTOCOL, float(values[-2]), 0.0,
+                                            float(values[-1])))
+    return ProtocolParams(hardware, kind, tuple(protocols), rows, outliers)
+
+
+def fit_protocols(rows: Sequence[CollectiveMeasurement], kind: str | None = None,
+                  ) -> ProtocolParams:
+    """The protocol regimes of one chip and kind fitted to `rows` (all of that chip and
+    kind; `kind` defaults to theirs), with outlier removal (module docstring)."""
+    if not rows:
+        raise InvalidArgumentError("fit_protocols needs at least one measurement")
+    chips = {r.hardware for r in rows}
+    kinds = {r.kind for r in rows} if kind is None else {kind}
+    if len(chips) != 1 or len(kinds) != 1 or any(r.kind not in kinds for r in rows):
+        raise InvalidArgumentError(
+            f"fit_protocols fits one chip and kind at a time, got chips {sorted(chips)} and "
+            f"kinds {sorted({r.kind for r in rows})}")
+    hw = get_hardware(chips.pop())
+    kind = kinds.pop()
+    nvls = uses_nvls(hw, kind)
+    link_bw = hw.intra_node_bandwidth_bytes_per_s
+    values, cost = _fit_once(rows, kind, nvls, link_bw)
+    n, b, nvls_ok = _arrays(rows)
+    r = np.log(_times(values, kind, nvls, n, b, nvls_ok)) - np.log([m.time_s for m in rows])
+    spread = 1.4826 * float(np.median(np.abs(r - np.median(r))))
+    out = np.abs(r - np.median(r)) > max(OUTLIER_FACTOR * spread, OUTLIER_MIN_LOG)
+    kept = list(rows)
+    if out.any() and (~out).sum() >= 8:
+        kept = [m for m, o in zip(rows, out) if not o]
+        values, cost = _fit_once(kept, kind, nvls, link_bw)
+    if nvls:
+        without, _ = _fit_once(kept, kind, False, link_bw)
+        values, cost = min((values, cost), _fit_once(kept, kind, True, link_bw, without),
+                           key=lambda vc: vc[1])
+        if not _nvls_shown(values, kind, kept):
+            values, nvls = without, False
+    return _params(hw.name, kind, values, nvls, len(kept), len(rows) - len(kept),
+                   _winners(values, kind, nvls, kept))
+
+
+def protocol_topology(params: ProtocolParams, num_devices: int) -> Topology:
+    """The switch of `num_devices` GPUs these values describe (as `topology_for(...,
+    calibrated=True)` builds it from the chip file's per-kind table)."""
+    simple = params.simple
+    return Topology(SWITCH, (num_devices,), (Link(simple.bandwidth_bytes_per_s,
+                                                  simple.latency_s),),
+                    params.overhead_s, hardware=params.hardware,
+                    protocols=params.protocols)
+
+
+def protocol_time_s(params: ProtocolParams, row: CollectiveMeasurement) -> float:
+    """`collective_time` of one measured row on `protocol_topology`, with NCCL's rule the
+    model cannot see (it has no dtypes): NVLS does not reduce 8-bit types."""
+    topology = protocol_topology(params, row.num_devices)
+    cost = collective_time(row.kind, row.bytes_per_device, row.num_devices, topology)
+    if cost.algorithm == IN_SWITCH and row.dtype not in NVLS_REDUCTION_DTYPES:
+        algo = RING if row.kind != ALL_TO_ALL else DIRECT
+        cost = collective_time(row.kind, row.bytes_per_device, row.num_devices, topology,
+                               algo)
+    return cost.time_s
+
+
+def protocol_times(params: ProtocolParams,
+                   rows: Sequence[CollectiveMeasurement]) -> np.ndarray:
+    """`protocol_time_s` of every row."""
+    return np.array([protocol_time_s(params, r) for r in rows])
+
+
+def fitted_times(params: ProtocolParams,
+                 rows: Sequence[CollectiveMeasurement]) -> np.ndarray:
+    """The fit's own vectorised formula for `rows` (equal to `protocol_times`; the tests
+    check it)."""
+    values = [v for p in params.ring for v in (p.overhead_s, p.latency_s,
+                                               p.bandwidth_bytes_per_s)]
+    nvls = params.nvls
+    if nvls is not None:
+        values += [nvls.overhead_s, nvls.bandwidth_bytes_per_s]
+    n, b, nvls_ok = _arrays(rows)
+    return _times(np.array(values), params.kind, nvls is not None, n, b, nvls_ok)
