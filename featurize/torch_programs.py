@@ -22,6 +22,7 @@ import functools
 import io
 import json
 import sys
+import warnings
 import zipfile
 from typing import Any
 
@@ -204,8 +205,13 @@ def _stateless_class() -> type:   # defined on first use: it subclasses torch.nn
 
 
 def _run(label: str, what: str, step: Any, error: type[StablecostError]) -> Any:
+    """`step()`, its exceptions as one-line `error`s. torch and torch-mlir warn each other
+    of their own deprecations there (nothing a user can act on): those are silenced."""
     try:
-        return step()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return step()
     except Exception as exc:   # torch's and torch-mlir's own errors, many lines long
         message = (str(exc).strip().splitlines() or [""])[0][:300]
         raise error(f"{label}: {what}: {type(exc).__name__}: {message}") from None
