@@ -390,3 +390,17 @@ def test_arith_constant_is_a_constant():
     # convert: 1 FLOP (one element); multiply: 4
     assert analysis.flops == 1 + 4
     assert analysis.per_opcode["constant"].instances == 1
+
+
+@needs_torch_mlir
+def test_xla_compiles_the_lowered_module_with_its_buffers_as_arguments():
+    """The measured fidelity compiles and runs the StableHLO on the local backend: with
+    weights frozen into `dense_resource` constants XLA refused it ("Only dense elements
+    attr are supported"). BatchNorm's running statistics are buffers: arguments too."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()).eval()
+    program = stablecost.load_program(model, torch.randn(2, 3, 8, 8))
+    # conv weight, bias; BN weight, bias, running_mean, running_var, num_batches_tracked
+    assert program.num_parameters == len(model.state_dict()) + 1 == 8
+    measured = stablecost.predict(program, "host-cpu", fidelity="measured")
+    assert measured.fidelity == "measured" and measured.step_time_s > 0
