@@ -3,6 +3,7 @@
 # make test : same set-up, then the test suite
 # make lint : same set-up, then ruff and mypy (the [tool.mypy] config in pyproject.toml)
 # On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
+# The install includes the torch extra (torch-mlir, for PyTorch programs) so that its tests run.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -21,7 +22,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
-		-c constraints.txt -e ".[$(EXTRA),dev]"
+		-c constraints.txt -e ".[$(EXTRA),dev,torch]"
 	touch $@
 
 demo: $(STAMP)

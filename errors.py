@@ -55,3 +55,8 @@ class PartitionError(StablecostError):
 class MeasurementError(StablecostError):
     """The measured fidelity cannot time a program here: it needs more devices than the
     local backend has, or it does not compile or run on that backend."""
+
+
+class MissingExtraError(StablecostError):
+    """The input needs an optional extra that is not installed (a PyTorch program needs
+    torch-mlir: `pip install 'stablecost[torch]'`)."""

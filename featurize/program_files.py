@@ -22,7 +22,7 @@ def read_source_arg(arg: str) -> tuple[bytes, str]:
             raise InvalidArgumentError("the program on stdin is empty (pipe MLIR text or "
                                        ".mlirbc bytecode, or give a path)")
         return data, "<stdin>"
-    return read_program_file(Path(arg), "a .mlir or .mlirbc path, or - for stdin"), arg
+    return read_program_file(Path(arg), "a .mlir, .mlirbc or .pt2 path, or - for stdin"), arg
 
 
 def read_program_file(path: Path, allowed: str) -> bytes:

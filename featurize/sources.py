@@ -1,6 +1,7 @@
 """The forms a program comes in (a path, MLIR text, bytes, an `ir.Module`, a
-`jax.stages.Lowered`, a JAX function with example arguments) -> a parsed MLIR module
-and the label that names it in messages."""
+`jax.stages.Lowered`, a JAX function with example arguments, a PyTorch module with
+example arguments or an ExportedProgram) -> a parsed MLIR module and the label that
+names it in messages."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from .mlir import BYTECODE_MAGIC, check_source, parse_module
 from .partition import Mesh, abstract_lowering
 from .portable import vhlo_version
 from .program_files import read_program_file
+from .torch_programs import is_torch_program, looks_pt2, read_pt2, torch_stablehlo
 
-SOURCE_FORMS = ("a .mlir or .mlirbc path (or a jax.export artifact), MLIR text, bytes, or a "
-                "JAX function")
+SOURCE_FORMS = ("a .mlir or .mlirbc path (or a jax.export artifact or torch.export .pt2), "
+                "MLIR text, bytes, a JAX function, or a torch.nn.Module")
 
 
 def module_from_source(source: Any, name: str | None, example_args: tuple,
@@ -42,6 +44,9 @@ def module_from_source(source: Any, name: str | None, example_args: tuple,
         label = name or "<bytes>"
         module, kept, notes = parse_bytes(bytes(source), label)
         return module, label, kept, notes
+    if is_torch_program(source):
+        text, label, notes = torch_stablehlo(source, example_args, example_kwargs, name)
+        return parse_module(text, label), label, text, notes
     module_type = type(source).__name__
     if module_type == "Module" and hasattr(source, "body"):
         return source, name or "<module>", None, []
@@ -52,7 +57,8 @@ def module_from_source(source: Any, name: str | None, example_args: tuple,
         return parse_module(text, label), label, text, []
     raise InvalidArgumentError(
         f"cannot load a program from {type(source).__name__}: give a path, MLIR text, "
-        "bytes, a jax.stages.Lowered, or a JAX function with example arguments")
+        "bytes, a jax.stages.Lowered, a JAX function or torch.nn.Module with example "
+        "arguments, or a torch.export ExportedProgram")
 
 
 def reject_empty_text(source: Any, allowed: str) -> None:
@@ -75,7 +81,8 @@ def parse_bytes(data: bytes, label: str) -> tuple[Any, str | bytes, list[str]]:
     child printed (bytecode itself only in a process that is disposable, where it was
     read directly). A StableHLO portable artifact (VHLO) is deserialized there
     (`featurize/portable.py`); a jax.export artifact gives up the portable artifact it
-    holds (`featurize/jax_export.py`), which goes the same way."""
+    holds (`featurize/jax_export.py`), which goes the same way. A zip archive is taken
+    for a torch.export `.pt2` (`featurize/torch_programs.py`)."""
     if data.startswith(BYTECODE_MAGIC):
         if not in_child():
             module = parse_bytecode(data, label)
@@ -87,6 +94,9 @@ def parse_bytes(data: bytes, label: str) -> tuple[Any, str | bytes, list[str]]:
         check_source(data, label)   # the cheap checks first: no child for what they refuse
         text = bytecode_as_text(data, label)
         return parse_module(text, label), text, []
+    if looks_pt2(data):   # before looks_exported: a zip header can pass for a flatbuffer
+        text, _, notes = torch_stablehlo(read_pt2(data, label), (), {}, label)
+        return parse_module(text, label), text, notes
     if looks_exported(data):
         module_bytes, notes = read_exported(data, label)
         module, kept, _ = parse_bytes(module_bytes, label)

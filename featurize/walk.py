@@ -46,6 +46,9 @@ _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo
 _STRUCTURAL = _TERMINATORS | {"func.call", "stablehlo.composite", "stablehlo.while",
                               "stablehlo.case", "stablehlo.if", "sdy.manual_computation",
                               "mhlo.fusion"}
+# Ops of other dialects that are a StableHLO op under another name: torch-mlir's
+# StableHLO output keeps small tensor constants as `arith.constant`.
+_ALIASES = {"arith.constant": "stablehlo.constant"}
 _TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsqrt", "sqrt",
                          "cbrt", "sine", "cosine", "tan", "atan2", "erf")
 
@@ -321,6 +324,7 @@ class _Walker:
             outputs.append(vid)
             result_types.append(ttype)
         attributes = decode_attributes(op, self.attr_cache)
+        name = _ALIASES.get(name, name)
         if name == "stablehlo.constant":
             value = scalar_constant(op, self.attr_cache)
             attributes["value"] = value

@@ -31,8 +31,8 @@ from ...models.comm.groups import devices_used
 from ...models.schedule import kernel_graph
 from .lru import LRUCache
 
-PROGRAM_FORMS = ("a .mlir or .mlirbc path, MLIR text, bytes, a Program or Analysis, or a "
-                 "JAX function")
+PROGRAM_FORMS = ("a .mlir, .mlirbc or .pt2 path, MLIR text, bytes, a Program or Analysis, "
+                 "a JAX function, or a torch.nn.Module")
 MEMO_LIMIT = 512   # per program: results memoized per (chip, fidelity, topology, ...)
 
 
@@ -188,15 +188,27 @@ class ProgramCache:
             data = bytes(program)
             return (("content", hashlib.sha256(data).hexdigest(), mesh, version, name),
                     lambda: analyze(load_program(data, mesh=mesh, **named)), None)
-        # JAX objects: key by their StableHLO text
         from ...featurize.sources import as_lowered
+        from ...featurize.torch_programs import is_torch_program, torch_stablehlo
+
+        if is_torch_program(program):   # PyTorch: key by the StableHLO torch-mlir gives
+            text, label, notes = torch_stablehlo(program, args, kwargs, name)
+
+            def load_torch() -> Analysis:
+                loaded = load_program(text, name=label, mesh=mesh)
+                loaded.notes[:0] = notes
+                return analyze(loaded)
+
+            return (("content", hashlib.sha256(text.encode("utf-8")).hexdigest(), mesh,
+                     version), load_torch, None)
+        # JAX objects: key by their StableHLO text
 
         lowered = as_lowered(program, args, kwargs, mesh)
         if lowered is None:
             raise InvalidArgumentError(
                 f"cannot predict a program from {type(program).__name__}: give a path, MLIR "
-                "text, bytes, a Program or Analysis, a jax.stages.Lowered, or a JAX function "
-                "with example arguments")
+                "text, bytes, a Program or Analysis, a jax.stages.Lowered, a JAX function or "
+                "torch.nn.Module with example arguments, or a torch.export ExportedProgram")
         text = lowered.as_text(debug_info=True)
         label = name or f"<jax {getattr(program, '__name__', type(program).__name__)}>"
         return (("content", hashlib.sha256(text.encode("utf-8")).hexdigest(), mesh, version),

@@ -19,7 +19,8 @@ from .console import (
 )
 
 PROGRAM_HELP = (".mlir or .mlirbc file (text, bytecode, a StableHLO portable artifact), a "
-                "jax.export artifact (Exported.serialize() bytes), or - for stdin")
+                "jax.export artifact (Exported.serialize() bytes), a torch.export .pt2 "
+                "archive (needs stablecost[torch]), or - for stdin")
 
 
 def _add_program_options(parser: Any) -> None:
