@@ -1,6 +1,7 @@
 # make demo : create .venv, install stablecost and every runtime dependency, run the main job
 #             (the bundled examples on several chips; learned vs roofline on host-cpu)
-# make test : same set-up, then the test suite
+# make test : same set-up, then the test suite (with Ray: the `collect --ray` tests start a
+#             local cluster of two nodes)
 # make lint : same set-up, then ruff and mypy (the [tool.mypy] config in pyproject.toml)
 # On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
 
@@ -21,7 +22,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
-		-c constraints.txt -e ".[$(EXTRA),dev]"
+		-c constraints.txt -e ".[$(EXTRA),dev,ray]"
 	touch $@
 
 demo: $(STAMP)
