@@ -292,8 +292,11 @@ def connected(ray: Any, address: str | None) -> Iterator[None]:
     try:
         ray.init(address=address or "local", **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
+        hint = ("; a cluster with token authentication (Ray's default) needs RAY_AUTH_MODE=token "
+                "and its token (~/.ray/auth_token or RAY_AUTH_TOKEN) when given an address"
+                if address and address != "auto" else "")
         raise ClusterError(f"--ray {address or '(local)'}: cannot use a Ray cluster there "
-                           f"({one_line(str(exc))[:200]})") from None
+                           f"({one_line(str(exc))[:200]}){hint}") from None
     try:
         yield
     finally:

@@ -31,6 +31,9 @@ def cluster(tmp_path_factory):
         mp.setenv("STABLECOST_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
         mp.delenv("XLA_FLAGS", raising=False)   # time on the plain host backend
         mp.delenv("RAY_ADDRESS", raising=False)
+        # starting the cluster turns Ray's token authentication on (RAY_AUTH_MODE=token in
+        # this environment, which the CLI's subprocess inherits); undone at the end
+        mp.delenv("RAY_AUTH_MODE", raising=False)
         nodes = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
         try:
             nodes.add_node(num_cpus=1)
