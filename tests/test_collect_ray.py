@@ -143,6 +143,19 @@ def test_a_killed_driver_resumes_on_rerun_with_nothing_lost(cluster, tmp_path):
     assert all(r.ok for r in store.validate(out))
 
 
+@pytest.mark.slow
+def test_ray_without_an_address_starts_a_local_cluster_and_stops_it(tmp_path, capsys):
+    ray = pytest.importorskip("ray")
+    out = tmp_path / "d"
+    argv = ["collect", "programs", "--max-samples", "2", "--families", "mlp", "--out", str(out),
+            "--ray"]
+    assert main(argv) == 0
+    assert not ray.is_initialized()
+    assert len(_ids(out)) == 2
+    printed = capsys.readouterr().out.replace("\n", " ")
+    assert "2 new samples" in printed and f"its own dataset is {out}.hosts" in printed
+
+
 def test_without_ray_installed_the_error_says_which_extra(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)   # `import ray` raises ImportError
     argv = ["collect", "kernels", "--max-samples", "1", "--out", str(tmp_path / "d"), "--ray"]
