@@ -1,9 +1,11 @@
 # make demo : create .venv, install stablecost and every runtime dependency, run the main job
 #             (the bundled examples on several chips; learned vs roofline on host-cpu)
-# make test : same set-up, then the test suite
+# make test : same set-up, then the test suite (with Ray: the `collect --ray` tests start a
+#             local cluster of two nodes)
 # make lint : same set-up, then ruff and mypy (the [tool.mypy] config in pyproject.toml)
 # On a machine with an NVIDIA GPU: make EXTRA=gpu demo (full xgboost instead of xgboost-cpu).
-# The install includes the torch extra (torch-mlir, for PyTorch programs) so that its tests run.
+# The install includes the torch extra (torch-mlir, for PyTorch programs) and the ray extra
+# (collect --ray) so that their tests run.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -22,7 +24,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check \
-		-c constraints.txt -e ".[$(EXTRA),dev,torch]"
+		-c constraints.txt -e ".[$(EXTRA),dev,torch,ray]"
 	touch $@
 
 demo: $(STAMP)

@@ -52,6 +52,11 @@ class PartitionError(StablecostError):
     """XLA's SPMD partitioner could not split a program over the requested mesh."""
 
 
+class ClusterError(StablecostError):
+    """`collect --ray` cannot use a Ray cluster: Ray is not installed, the address does
+    not answer, or no node can host a collector."""
+
+
 class MeasurementError(StablecostError):
     """The measured fidelity cannot time a program here: it needs more devices than the
     local backend has, or it does not compile or run on that backend."""

@@ -9,13 +9,14 @@ resumes where it stopped; SIGKILL loses at most the sample being measured.
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 import numpy as np
 
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
 COLLECTOR_VERSION = "1"
-
-
 
 
 @dataclass
@@ -76,6 +75,7 @@ class CollectSummary:
     interrupted: bool = False
     total_rows: int = 0
     warnings: list[str] = field(default_factory=list)   # damaged data the writer named
+    hosts: dict[str, Path] = field(default_factory=dict)   # a fleet: each host's own dataset
 
     @property
     def samples(self) -> int:
@@ -167,6 +167,32 @@ def row_for(sample: Sample, text: str, stats: TimingStats, machine: Machine) -> 
 
 
 # --------------------------------------------------------------------------- the sweep
+def sweep(kind: str, seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
+    """The samples of `kind` drawn from `seed`, in sweep order (kernels: endless)."""
+    return kernel_samples(seed, families) if kind == "kernel" else program_samples(seed, families)
+
+
+def check_sweep(kind: str, budget_minutes: float | None,
+                families: list[str] | None) -> tuple[str, ...]:
+    """The families of a sweep after checking its arguments (one-line errors)."""
+    if kind not in ("kernel", "program"):
+        raise InvalidArgumentError(f"collect kind {kind!r}; allowed: kernel, program")
+    if budget_minutes is not None and not budget_minutes > 0:   # NaN too
+        raise InvalidArgumentError(f"--budget-minutes {budget_minutes}: must be > 0")
+    return check_families(kind, families)
+
+
+def open_dataset(out: str | Path, machine: Machine) -> DatasetWriter:
+    """The writer of `machine`'s dataset under the root `out` (its host spec kept)."""
+    writer = DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
+    try:
+        _keep_host_spec(writer, machine)
+    except BaseException:
+        writer.close()
+        raise
+    return writer
+
+
 def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
             max_samples: int | None = None, families: list[str] | None = None, seed: int = 0,
             flush_caches: bool = False, progress: "Progress | None" = None) -> CollectSummary:
@@ -176,46 +202,19 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
     of the zoo. Samples already in the dataset are skipped, so running the same command
     again completes an interrupted sweep."""
-    if kind not in ("kernel", "program"):
-        raise InvalidArgumentError(f"collect kind {kind!r}; allowed: kernel, program")
-    if budget_minutes is not None and not budget_minutes > 0:   # NaN too
-        raise InvalidArgumentError(f"--budget-minutes {budget_minutes}: must be > 0")
-    chosen = check_families(kind, families)
+    chosen = check_sweep(kind, budget_minutes, families)
     machine = local_machine()
     flush = CacheEvictor() if flush_caches and machine.backend == "cpu" else None
-    samples = kernel_samples(seed, chosen) if kind == "kernel" else program_samples(seed, chosen)
     budget_s = budget_minutes * 60.0 if budget_minutes is not None else None
     progress = progress or Progress(budget_s=budget_s, max_samples=max_samples)
 
-    writer = DatasetWriter(out, hardware=machine.hardware, fingerprint=machine.fingerprint)
-    _keep_host_spec(writer, machine)
+    writer = open_dataset(out, machine)
     summary = CollectSummary(dataset=writer.path, kind=kind)
     start = time.perf_counter()
-    rng = np.random.default_rng(seed)
     try:
-        for index, sample in enumerate(samples):
-            if budget_s is not None and time.perf_counter() - start >= budget_s:
-                break
-            if max_samples is not None and index >= max_samples:
-                break
-            if writer.has(sample.sample_id):
-                summary.skipped_done += 1
-                continue
-            try:
-                text, stats = measure_sample(sample, flush=flush, rng=rng)
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:  # noqa: BLE001 - one bad sample must not end a sweep
-                summary.failures[sample.family].append(
-                    f"{sample.variant} {sample.params}: {type(exc).__name__}: {exc}"[:300])
-                continue
-            writer.add(row_for(sample, text, stats, machine))
-            summary.measured[sample.family] += 1
-            progress.update(summary, time.perf_counter() - start, sample, index + 1)
-            if index % 500 == 499:
-                import jax
-
-                jax.clear_caches()  # each sample is a fresh function: keep caches bounded
+        measure_into(writer, machine, itertools.islice(sweep(kind, seed, chosen), max_samples),
+                     summary, budget_s=budget_s, rng=np.random.default_rng(seed), flush=flush,
+                     progress=progress)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
@@ -225,6 +224,46 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     summary.total_rows = len(writer.done_ids)
     summary.warnings = list(writer.warnings)
     return summary
+
+
+Measure = Callable[..., tuple[str, TimingStats]]   # `measure_sample`'s signature
+
+
+def measure_into(writer: DatasetWriter, machine: Machine, samples: Iterable[Sample],
+                 summary: CollectSummary, *, budget_s: float | None,
+                 rng: np.random.Generator, flush: Callable[[], None] | None = None,
+                 progress: "Progress | None" = None, measure: Measure = measure_sample,
+                 on_row: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """Measure each of `samples` the writer does not hold yet and add its row, until
+    `budget_s` seconds have passed (counted from this call): the loop of `collect`, and
+    of each worker of a fleet (`datasets.fleet`) over its chunk of the sweep. A sample
+    that fails is named in `summary.failures`; `on_row` sees every row added."""
+    start = time.perf_counter()
+    for position, sample in enumerate(samples, 1):
+        if budget_s is not None and time.perf_counter() - start >= budget_s:
+            break
+        if writer.has(sample.sample_id):
+            summary.skipped_done += 1
+            continue
+        try:
+            text, stats = measure(sample, flush=flush, rng=rng)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one bad sample must not end a sweep
+            summary.failures[sample.family].append(
+                f"{sample.variant} {sample.params}: {type(exc).__name__}: {exc}"[:300])
+            continue
+        row = row_for(sample, text, stats, machine)
+        writer.add(row)
+        if on_row is not None:
+            on_row(row)
+        summary.measured[sample.family] += 1
+        if progress is not None:
+            progress.update(summary, time.perf_counter() - start, sample, position)
+        if summary.samples % 500 == 0:
+            import jax
+
+            jax.clear_caches()  # each sample is a fresh function: keep caches bounded
 
 
 def _keep_host_spec(writer: DatasetWriter, machine: Machine) -> None:

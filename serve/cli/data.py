@@ -2,6 +2,7 @@
 
     stablecost collect kernels|programs [--out DIR] [--budget-minutes N] [--max-samples N]
                                         [--families A,B] [--seed S] [--flush-caches]
+                                        [--ray [ADDRESS]] [--hosts-dir DIR]
     stablecost dataset info|validate|split|noise PATH
     stablecost dataset validate PATH [--parse] [--write-manifest]
     stablecost import aiconfigurator|neusight PATH [--out DIR]
@@ -15,6 +16,7 @@ lines aside and names them, and refuses a damaged shard.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -42,6 +44,13 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     collect.add_argument("--seed", type=int, default=0, help="sweep seed (default 0)")
     collect.add_argument("--flush-caches", action="store_true",
                          help="evict CPU caches before every timed call (cold timings)")
+    collect.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                         help="spread the sweep over the nodes of a Ray cluster, one collector "
+                              "per node (needs stablecost[ray]); no ADDRESS starts a local "
+                              "cluster, which on one machine is for testing only")
+    collect.add_argument("--hosts-dir", default=None,
+                         help="with --ray: where each host keeps its own dataset, on its own "
+                              "disk (default <out>.hosts)")
 
     dataset = sub.add_parser("dataset", help="inspect, check, split a measurement dataset")
     dsub = dataset.add_subparsers(dest="action", required=True, parser_class=parser_class)
@@ -105,8 +114,17 @@ def _collect(args: argparse.Namespace) -> int:
     budget = args.budget_minutes
     if budget is None and kind == "kernel" and args.max_samples is None:
         budget = 10.0
-    summary = collect(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
-                      families=families, seed=args.seed, flush_caches=args.flush_caches)
+    if args.hosts_dir is not None and args.ray is None:
+        raise InvalidArgumentError("--hosts-dir is where the hosts of a --ray fleet keep their "
+                                   "datasets; give --ray too, or leave it out")
+    run = collect
+    if args.ray is not None:
+        from ...datasets.fleet import collect_fleet
+
+        run = functools.partial(collect_fleet, address=args.ray or None,
+                                hosts_dir=args.hosts_dir)
+    summary = run(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
+                  families=families, seed=args.seed, flush_caches=args.flush_caches)
     for warning in summary.warnings:
         _warn(warning)
     from rich.table import Table
@@ -122,6 +140,8 @@ def _collect(args: argparse.Namespace) -> int:
     console.print(f"{summary.samples} new samples in {summary.elapsed_s:.0f} s "
                   f"({summary.samples_per_min:.0f}/min); {summary.skipped_done} already measured "
                   f"were skipped; the dataset holds {summary.total_rows} rows")
+    for host, path in summary.hosts.items():
+        console.print(f"host {host}: its own dataset is {path}")
     for family, messages in summary.failures.items():
         console.print(f"[yellow]failed[/] {family} ({len(messages)}): {messages[0]}")
     if summary.interrupted:
