@@ -17,12 +17,20 @@ from .featurize.analysis import Analysis, analyze
 from .featurize.ingest import load_program
 from .hardware import Hardware, get_hardware, list_hardware
 from .models.comm.pricing import CollectiveRow
-from .serve.api import Candidate, FidelityTotals, KernelRow, Prediction, predict, predict_many
+from .serve.api import (
+    Candidate,
+    FidelityTotals,
+    KernelRow,
+    Prediction,
+    predict,
+    predict_many,
+    rank,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Analysis", "Candidate", "CollectiveRow", "FidelityTotals", "Hardware", "KernelRow",
     "Prediction", "StablecostError", "analyze", "errors", "get_hardware", "list_hardware",
-    "load_program", "predict", "predict_many",
+    "load_program", "predict", "predict_many", "rank",
 ]
