@@ -8,7 +8,10 @@ none), an argument of the step, or a result. Along the kernels in schedule order
   one (`jax.buffer_donor`) is free after its last reader, one aliased to a result
   (`tf.aliasing_output`) is that result's buffer;
 - a kernel's output lives from the kernel that writes it to the last kernel that reads
-  it; the step's results live to the end; a collective's output is a buffer like any;
+  it; the step's results live for the whole step (the runtime allocates their buffers
+  before the step runs; XLA's buffer assignment may still place temporaries that die
+  before a result is written in that buffer, which this does not count on); a
+  collective's output is a buffer like any;
 - metadata ops outside kernels (reshape, get_tuple_element, ...) are views: reading
   them reads their operands' buffers; constants are not counted (XLA keeps them apart
   from arguments, outputs and temporaries);
@@ -16,8 +19,13 @@ none), an argument of the step, or a result. Along the kernels in schedule order
   buffer assignment does), a value made outside a loop and read inside it lives until
   the loop ends, and a loop body's own values die within the iteration, so a loop
   counts its body's peak plus what it carries;
-- an elementwise kernel (or an in-place collective) writes an output into an input of
-  the same size that dies there, as XLA shares operand buffers;
+- an elementwise kernel, an in-place collective, a scatter or dynamic_update_slice, or
+  a matmul's elementwise epilogue writes an output into an input of the same size that
+  dies there, as XLA shares operand buffers;
+- copies (those the partitioner adds; XLA elides them) and a transpose read only by
+  dots or convolutions (XLA folds it into them) are views, not buffers;
+- with the kernels' dependencies, a kernel that grows memory runs just before its first
+  reader (`sink_kernels`), as XLA's memory-aware scheduler would place it;
 - a shard_map body's operands and results hold one device's shard.
 
 Worked example: `y = tanh(x @ w)` with x 256x512 f32 (512 KiB) and w 512x1024 (2 MiB)
@@ -30,11 +38,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..featurize.fusion import COLLECTIVE, FREE, LOOP, Kernel, fusion_class
+from ..featurize.fusion import COLLECTIVE, FREE, LOOP, MATMUL, Kernel, fusion_class
 from ..featurize.program import Program
 
 _IN_PLACE = frozenset({LOOP, COLLECTIVE})
-_VIEW_OPS_WITHOUT_BUFFER = frozenset({"constant"})
+_UPDATES_OPERAND = frozenset({"scatter", "dynamic_update_slice"})
+_FOLDS_TRANSPOSE = frozenset({"dot_general", "dot", "convolution"})
+_COPIES = frozenset({"copy", "mhlo.copy"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +90,71 @@ class _Sets:
             self.parent[ra] = rb
 
 
-def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int]
-                ) -> MemoryEstimate:
-    """The step's peak memory on one device (see the module docstring)."""
+def _folds_into_its_readers(program: Program, kernel: Kernel) -> bool:
+    """A kernel that writes no buffer of its own: copies that are no result (XLA's
+    copy elision removes those the partitioner adds), or a lone transpose read only by
+    dots and convolutions (XLA folds it into their dimension numbers)."""
+    ops, users, results = program.ops, program.users, program.results
+    outputs = ops[kernel.root].outputs
+    if any(v in results for v in outputs):
+        return False
+    if all(ops[m].opcode in _COPIES for m in kernel.ops):   # a copy, or a copy of one
+        return True
+    return len(kernel.ops) == 1 and ops[kernel.root].opcode == "transpose" and all(
+        users[v] and all(ops[u].opcode in _FOLDS_TRANSPOSE for u in users[v])
+        for v in outputs)
+
+
+def _writes_in_place(program: Program, kernel: Kernel) -> bool:
+    """Whether a kernel may write its output over an input of the same size that dies
+    there: elementwise kernels and collectives (XLA shares their operand buffers),
+    scatter and dynamic_update_slice, which update their operand in place, and a matmul
+    with an elementwise epilogue (over an input only the epilogue reads)."""
+    return (kernel.kind in _IN_PLACE or program.ops[kernel.root].opcode in _UPDATES_OPERAND
+            or (kernel.kind == MATMUL and len(kernel.ops) > 1))
+
+
+def sink_kernels(kernels: Sequence[Kernel], dependencies: Sequence[Sequence[int]],
+                 order: Sequence[int]) -> list[int]:
+    """`order` with each compute kernel that grows memory moved to just before its first
+    reader, as XLA's memory-aware scheduler places it: a kernel moves when it writes more
+    bytes than the inputs it is the last reader of (so waiting frees more than it keeps),
+    its readers are in its own block, and it is no collective (those overlap compute
+    where they are). Example: a convert of bf16 gradients to f32 made early and read by
+    an all-reduce at the end of the step runs just before that all-reduce."""
+    n = len(order)
+    position = [0] * len(kernels)
+    for p, k in enumerate(order):
+        position[k] = p
+    readers: list[list[int]] = [[] for _ in kernels]
+    for k, deps in enumerate(dependencies):
+        for d in deps:
+            readers[d].append(k)
+    last_reader = [max((position[r] for r in rs), default=-1) for rs in readers]
+    key = [float(p) for p in range(n)]   # sort key per position
+    for p in range(n - 1, -1, -1):
+        k = order[p]
+        kernel = kernels[k]
+        rs = readers[k]
+        if kernel.kind == COLLECTIVE or not rs or any(kernels[r].block != kernel.block
+                                                      for r in rs):
+            continue
+        first = min(position[r] for r in rs)
+        if first <= p + 1:
+            continue
+        freed = sum(kernels[d].bytes_written for d in dependencies[k]
+                    if last_reader[d] == p)
+        if kernel.bytes_written > freed:
+            key[p] = key[first] - 0.5 / (n + 1) * (n - p)   # before it, keeping ties stable
+    return [order[p] for p in sorted(range(n), key=lambda i: key[i])]
+
+
+def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int],
+                dependencies: Sequence[Sequence[int]] | None = None) -> MemoryEstimate:
+    """The step's peak memory on one device (see the module docstring); with the kernels'
+    `dependencies` (`kernel_graph`), over the order `sink_kernels` makes of `order`."""
+    if dependencies is not None:
+        order = sink_kernels(kernels, dependencies, order)
     ops = program.ops
     value_types = program.value_types
     producers = program.producers
@@ -94,6 +166,8 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
         position[k] = p
     owner: list[list[int]] = [[] for _ in ops]
     for kernel in kernels:
+        if _folds_into_its_readers(program, kernel):
+            continue   # a view: its readers read its operand's buffer
         for m in kernel.ops:
             owner[m].append(kernel.index)
     classes = [fusion_class(op.opcode) for op in ops]
@@ -118,31 +192,35 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
     # Loops: the last schedule position of each loop's kernels.
     loop_end: list[int] = []
     for lo, hi in program.loop_blocks:
-        last = -1
+        final = -1
         for kernel in kernels:
             if lo <= kernel.block <= hi:
-                last = max(last, position[kernel.index])
-        loop_end.append(last)
+                final = max(final, position[kernel.index])
+        loop_end.append(final)
 
     def loops_of(block: int) -> list[int]:
         return [i for i, (lo, hi) in enumerate(program.loop_blocks) if lo <= block <= hi]
 
     block_loops: dict[int, list[int]] = {}
 
-    def reader_positions(op_index: int, seen: set[int]) -> list[int]:
+    def reader_positions(op_index: int) -> list[int]:
         """Schedule positions at which an op reads its operands (a view outside kernels
-        reads them wherever its results are read)."""
+        reads them wherever its results are read). Iterative: a recursive closure
+        would be a reference cycle."""
         if owner[op_index]:
             return [position[k] for k in owner[op_index]]
-        if op_index in seen:
-            return []
-        seen.add(op_index)
         found: list[int] = []
-        for out in ops[op_index].outputs:
-            if out in results:
-                found.append(end)
-            for u in users[out]:
-                found.extend(reader_positions(u, seen))  # noqa: F821 (recursive nested)
+        seen, stack = {op_index}, [op_index]
+        while stack:
+            for out in ops[stack.pop()].outputs:
+                if out in results:
+                    found.append(end)
+                for u in users[out]:
+                    if owner[u]:
+                        found.extend(position[k] for k in owner[u])
+                    elif u not in seen:
+                        seen.add(u)
+                        stack.append(u)
         return found
 
     def materialized(v: int) -> bool:
@@ -208,13 +286,14 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
             for k in owner[p]:
                 note(key, position[k])
                 written_by.setdefault(key, set()).add(k)
-        if v in results:
+        if v in results:   # the runtime allocates it before the step runs
             is_result[key] = True
+            note(key, -1)
             note(key, end)
         # readers, with reads inside a loop the value was made outside of extended
         # to the loop's end
         made_in = ops[p].block if p >= 0 else 0
-        readers = [(u, pos) for u in users[v] for pos in reader_positions(u, set())]
+        readers = [(u, pos) for u in users[v] for pos in reader_positions(u)]
         for u, pos in readers:
             note(key, pos)
             block = ops[u].block
@@ -250,7 +329,23 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
         if not is_argument.get(key) and not is_result.get(key):
             temp_delta[lo] += nbytes
             temp_delta[hi + 1] -= nbytes
-    # in place: an elementwise kernel's output written over an input dying there
+    def epilogue_inputs(kernel: Kernel) -> set[object]:
+        """Buffers a matmul kernel reads in its elementwise epilogue only."""
+        member = set(kernel.ops)
+        found: set[object] = set()
+        into_dot: set[object] = set()
+        for m in kernel.ops:
+            for v in ops[m].inputs:
+                while producers[v] >= 0 and classes[producers[v]] == FREE \
+                        and ops[producers[v]].inputs and not owner[producers[v]]:
+                    v = ops[producers[v]].inputs[0]   # through a view
+                if producers[v] in member:
+                    continue
+                (into_dot if classes[m] == MATMUL else found).add(sets.find(v))
+        return found - into_dot
+
+    # in place: an elementwise kernel's output (or a matmul's through its elementwise
+    # epilogue) written over an input dying there
     dying: dict[int, list[float]] = {}
     for key in keys:
         if last[key] < end and not is_result.get(key):
@@ -261,9 +356,14 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
         writers = written_by.get(key, ())
         for k in writers:
             p = position[k]
-            if kernels[k].kind not in _IN_PLACE or first[key] != p or is_argument.get(key):
+            if not _writes_in_place(program, kernels[k]) or first[key] != p \
+                    or is_argument.get(key):
                 continue
             pool = dying.get(p)
+            if kernels[k].kind == MATMUL and not any(
+                    last.get(e) == p and size.get(e) == size[key] and not is_result.get(e)
+                    for e in epilogue_inputs(kernels[k])):
+                break   # only an input its epilogue alone reads can hold the output
             if pool and size[key] in pool:
                 pool.remove(size[key])
                 shared[p] += size[key]
@@ -284,8 +384,6 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
             peak, peak_at = here, p
         peak_temp = max(peak_temp, temp - shared_temp[p])
     # arguments and results live outside the kernels' span too
-    peak = max(peak, argument_bytes + sum(
-        size[k] for k in keys if is_result.get(k) and not is_argument.get(k)
-        and first[k] >= end))
+    peak = max(peak, argument_bytes + output_bytes)
     return MemoryEstimate(peak, argument_bytes, output_bytes, max(peak_temp, 0.0),
                           order[peak_at])
