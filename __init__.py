@@ -32,12 +32,13 @@ _LAZY = {
     "CollectiveRow": ".models.comm.pricing",
     "Candidate": ".serve.api", "FidelityTotals": ".serve.api", "KernelRow": ".serve.api",
     "Prediction": ".serve.api", "predict": ".serve.api", "predict_many": ".serve.api",
+    "rank": ".serve.api",
 }
 
 __all__ = [
     "Analysis", "Candidate", "CollectiveRow", "FidelityTotals", "Hardware", "KernelRow",
     "Prediction", "StablecostError", "analyze", "errors", "get_hardware", "list_hardware",
-    "load_program", "predict", "predict_many",
+    "load_program", "predict", "predict_many", "rank",
 ]
 
 
@@ -66,4 +67,5 @@ if TYPE_CHECKING:
         Prediction,
         predict,
         predict_many,
+        rank,
     )

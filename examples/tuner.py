@@ -9,7 +9,10 @@ per-device program is cached by content), and predicted on two systems, 8 x H100
 NVSwitch and 8 TPU v5e chips on a 2 x 4 torus, with `stablecost.predict_many`.
 
 Ranked by time per example (`--rank-by sample`, the throughput a tuner wants: larger
-batches take longer per step), or by raw step time (`--rank-by step`).
+batches take longer per step), or by raw step time (`--rank-by step`), with
+`stablecost.rank`: configurations whose step does not fit in a chip's memory
+(`Prediction.fits`, peak device memory against the chip's capacity) are dropped first
+and listed after the ranking.
 """
 
 from __future__ import annotations
@@ -60,25 +63,42 @@ def main() -> None:
                 labels.append((system, mesh, batch))
     predictions = stablecost.predict_many(candidates)
 
-    rows = []
-    for (system, mesh, batch), p in zip(labels, predictions):
-        rows.append((system, f"data={mesh['data']},model={mesh['model']}", batch, p))
-    key = (lambda r: r[3].step_time_s / r[2]) if args.rank_by == "sample" else \
-        (lambda r: r[3].step_time_s)
     header = (f"{'rank':>4}  {'mesh':<16} {'batch':>5}  {'step time':>11}  {'per example':>11}"
-              f"  {'compute':>11}  {'comm':>11}  {'exposed':>11}  {'collectives':>11}")
+              f"  {'compute':>11}  {'comm':>11}  {'exposed':>11}  {'collectives':>11}"
+              f"  {'peak memory':>11}")
     for system, _, _ in SYSTEMS:
-        ranked = sorted((r for r in rows if r[0] == system), key=key)
+        mine = [i for i, label in enumerate(labels) if label[0] == system]
+        preds = [predictions[i] for i in mine]
+        if args.rank_by == "sample":
+            batch_of = {id(p): labels[i][2] for i, p in zip(mine, preds)}
+            order = stablecost.rank(preds, key=lambda p: p.step_time_s / batch_of[id(p)])
+        else:
+            order = stablecost.rank(preds)
         if args.top:
-            ranked = ranked[:args.top]
+            order = order[:args.top]
         print(f"\n{system}: {args.d_model}-wide transformer block, seq {args.seq}, "
               f"ranked by {'time per example' if args.rank_by == 'sample' else 'step time'}")
         print(header)
-        for i, (_, mesh, batch, p) in enumerate(ranked, 1):
-            print(f"{i:>4}  {mesh:<16} {batch:>5}  {_us(p.step_time_s):>11}  "
+        for i, j in enumerate(order, 1):
+            _, mesh, batch = labels[mine[j]]
+            p = preds[j]
+            print(f"{i:>4}  {_mesh(mesh):<16} {batch:>5}  {_us(p.step_time_s):>11}  "
                   f"{_us(p.step_time_s / batch):>11}  {_us(p.compute_s):>11}  "
                   f"{_us(p.communication_s):>11}  {_us(p.exposed_communication_s):>11}  "
-                  f"{len(p.collectives):>11}")
+                  f"{len(p.collectives):>11}  {_mib(p.peak_memory_bytes):>11}")
+        for j, p in enumerate(preds):
+            if not p.fits:
+                _, mesh, batch = labels[mine[j]]
+                print(f"   -  {_mesh(mesh):<16} {batch:>5}  does not fit: "
+                      f"{_mib(p.peak_memory_bytes)} > {_mib(p.memory_capacity_bytes)}")
+
+
+def _mesh(mesh: dict[str, int]) -> str:
+    return f"data={mesh['data']},model={mesh['model']}"
+
+
+def _mib(nbytes: float) -> str:
+    return f"{nbytes / 2**20:,.1f} MiB"
 
 
 if __name__ == "__main__":

@@ -129,6 +129,22 @@ class Program:
     also_from: dict[int, tuple[int, ...]] = field(default_factory=dict)
     # The step's parameters are value ids 0 .. num_parameters - 1 (0: not recorded).
     num_parameters: int = 0
+    # The entry function's argument and result value ids, and the arguments it donates:
+    # argument id -> the result index whose buffer it is (`tf.aliasing_output`), or -1
+    # for a donor whose buffer is free once read (`jax.buffer_donor`).
+    arguments: tuple[int, ...] = ()
+    results: tuple[int, ...] = ()
+    donated: dict[int, int] = field(default_factory=dict)
+    # (first, last) block ids of each while loop (condition, body and what they nest),
+    # in the order the loops appear.
+    loop_blocks: list[tuple[int, int]] = field(default_factory=list)
+    # value id -> the value whose buffer it is: a while loop's state (the body's and the
+    # condition's arguments, the body's yields) lives in its initial value's buffer, a
+    # case/if result in its branches' yields'.
+    same_buffer: dict[int, int] = field(default_factory=dict)
+    # global value id -> the per-device value a shard_map body sees of it (the operands
+    # and results of `sdy.manual_computation`): one device holds only the shard.
+    shards: dict[int, int] = field(default_factory=dict)
     _users: list[list[int]] | None = field(default=None, repr=False)
 
     @property

@@ -91,6 +91,9 @@ class _Walker:
         self.notes: list[str] = []
         self.counters = LoopCounters(self.ir, self.stablehlo, self.functions)
         self.also_from: dict[int, tuple[int, ...]] = {}
+        self.same_buffer: dict[int, int] = {}
+        self.loop_blocks: list[tuple[int, int]] = []
+        self.shards: dict[int, int] = {}
         self.type_cache: dict[Any, TensorType] = {}
         self.attr_cache: dict[Any, Any] = {}
         # location attribute -> shortened text, shared by the ops of this program
@@ -130,6 +133,10 @@ class _Walker:
             num_replicas=self._module_int(attrs, "mhlo.num_replicas"),
             source=self.label, notes=self.notes, also_from=self.also_from,
             num_parameters=len(args),
+            arguments=tuple(args), results=tuple(results),
+            donated={args[i]: out for i, out in _donated_arguments(self.ir, func).items()
+                     if i < len(args)},
+            same_buffer=self.same_buffer, shards=self.shards, loop_blocks=self.loop_blocks,
         )
 
     def _check_inlined_size(self, entry: str) -> None:
@@ -434,10 +441,16 @@ class _Walker:
                 else:
                     env[arg] = carried = self._new_value(self.value_types[vid], -1)
                     self.also_from[carried] = (vid,)
+                    self.same_buffer[carried] = vid
         self.counters.note_counters(init, body, body_yield, trip, invariant, env)
+        first = self.blocks + 1
         self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
         yields = self._walk_block(body, env, count * trip, self._new_block())
+        self.loop_blocks.append((first, self.blocks))
         self.escaping.update(yields)
+        for i, (vid, out) in enumerate(zip(init, yields)):
+            if not invariant[i] and out != vid and out not in self.same_buffer:
+                self.same_buffer[out] = vid   # the next iteration's state, in place
         self._bind_results(op, env, yields if trip > 0 else init)
 
     def _branches(self, op: Any, env: dict, count: float) -> None:
@@ -454,12 +467,34 @@ class _Walker:
         for i, result in enumerate(op.results):
             vid = env[result] = self._new_value(self._type(result.type, op.name, op), -1)
             self.also_from[vid] = tuple(b[i] for b in branches if i < len(b))
+            for b in branches:
+                if i < len(b) and b[i] not in self.same_buffer:
+                    self.same_buffer[b[i]] = vid
 
     def _manual_computation(self, op: Any, env: dict, count: float, block_id: int) -> None:
         body = op.regions[0].blocks[0]
-        for arg in body.arguments:  # per-device shapes differ from the global operands
-            env[arg] = self._new_value(self._type(arg.type, op.name, op), -1)
+        for arg, operand in zip(body.arguments, op.operands):
+            # per-device shapes differ from the global operands
+            env[arg] = local = self._new_value(self._type(arg.type, op.name, op), -1)
+            self.shards.setdefault(env[operand], local)
         yields = self._walk_block(body, env, count, block_id)
         self.escaping.update(yields)
-        for result in op.results:
-            env[result] = self._new_value(self._type(result.type, op.name, op), -1)
+        for i, result in enumerate(op.results):
+            env[result] = vid = self._new_value(self._type(result.type, op.name, op), -1)
+            if i < len(yields):
+                self.shards[vid] = yields[i]
+
+
+def _donated_arguments(ir: Any, func: Any) -> dict[int, int]:
+    """The entry function's donated arguments: position -> the result index
+    `tf.aliasing_output` names, or -1 for `jax.buffer_donor`."""
+    if "arg_attrs" not in func.attributes:
+        return {}
+    out = {}
+    for i, attrs in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])):
+        d = ir.DictAttr(attrs)
+        if "tf.aliasing_output" in d:
+            out[i] = int(ir.IntegerAttr(d["tf.aliasing_output"]).value)
+        elif "jax.buffer_donor" in d:
+            out[i] = -1
+    return out

@@ -8,7 +8,8 @@ import stablecost
 TOP_KEYS = [
     "program_name", "hardware", "fidelity", "step_time_s", "step_time_low_s",
     "step_time_high_s", "compute_s", "communication_s",
-    "exposed_communication_s", "overhead_s", "flops", "fused_bytes_accessed", "mesh",
+    "exposed_communication_s", "overhead_s", "flops", "fused_bytes_accessed",
+    "peak_memory_bytes", "memory_capacity_bytes", "fits", "memory", "mesh",
     "num_devices", "topology", "overlap", "kernels", "collectives", "critical_path",
     "by_fidelity", "notes", "model", "featurizer_version",
     # aliases of program_name and fused_bytes_accessed, kept until 0.2.0

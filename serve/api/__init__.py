@@ -3,9 +3,9 @@ cache they share."""
 
 from .cache import ProgramCache, cached_analysis, default_cache
 from .fidelity import fidelities, resolve_hardware
-from .predicting import predict, predict_many
+from .predicting import predict, predict_many, rank
 from .results import Candidate, FidelityTotals, KernelRow, Prediction
 
 __all__ = ["Candidate", "FidelityTotals", "KernelRow", "Prediction", "ProgramCache",
            "cached_analysis", "default_cache", "fidelities", "predict", "predict_many",
-           "resolve_hardware"]
+           "rank", "resolve_hardware"]

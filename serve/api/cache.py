@@ -28,6 +28,7 @@ from ...featurize.partition import Mesh, parse_mesh
 from ...featurize.program import FEATURIZER_VERSION, Program
 from ...hardware import Hardware
 from ...models.comm.groups import devices_used
+from ...models.memory import MemoryEstimate, peak_memory
 from ...models.schedule import kernel_graph
 from .lru import LRUCache
 
@@ -51,6 +52,16 @@ class PreparedProgram:
         self.devices = devices_used(program)
         self.mesh = dict(program.mesh) if program.mesh else None
         self.memo: dict[Any, Any] = {}
+        self._memory: MemoryEstimate | None = None
+
+    @property
+    def memory(self) -> MemoryEstimate:
+        """The step's peak memory on one device (computed on first use)."""
+        if self._memory is None:
+            analysis = self.analysis
+            self._memory = peak_memory(analysis.program, analysis.kernels, self.order,
+                                       self.dependencies)
+        return self._memory
 
     @property
     def analysis(self) -> Analysis:

@@ -15,7 +15,7 @@ the collectives' alpha-beta prices and one list schedule.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ...errors import InvalidArgumentError, StablecostError
 from ...hardware import Hardware
@@ -105,6 +105,25 @@ def predict_many(candidates: Iterable[Candidate | Mapping[str, Any] | Sequence[A
                 raise
             out.append(exc)
     return out
+
+
+def rank(predictions: Sequence[Any], key: Callable[[Prediction], float] | None = None, *,
+         fits_only: bool = True) -> list[int]:
+    """Indices of `predictions` (what `predict_many` returns) best first, by `key`
+    (default: step time); with `fits_only` the configurations whose step does not fit in
+    the chip's memory (`Prediction.fits`) are dropped before ranking, as are errors.
+
+    >>> order = rank(predict_many(candidates))      # candidates[order[0]] is the best
+    """
+    if key is None:
+        key = _step_time
+    kept = [i for i, p in enumerate(predictions)
+            if isinstance(p, Prediction) and (p.fits or not fits_only)]
+    return sorted(kept, key=lambda i: key(predictions[i]))
+
+
+def _step_time(p: Prediction) -> float:
+    return p.step_time_s
 
 
 def _checked(c: Candidate) -> Candidate:

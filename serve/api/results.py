@@ -80,6 +80,10 @@ class Prediction:
     featurizer_version: the featurizer the program was analyzed with.
     step_time_low_s / step_time_high_s: the learned model's 80 % interval of the step
         time (None for the roofline, or a bundle without a fitted step interval).
+    peak_memory_bytes: the most one device holds at once during the step (arguments,
+        results and the buffers live over the kernel schedule, `models.memory`);
+        memory_capacity_bytes: the chip's; fits: peak <= capacity. memory: the peak's
+        parts (argument_bytes, output_bytes, temporary_bytes).
     """
 
     program_name: str
@@ -106,6 +110,10 @@ class Prediction:
     featurizer_version: str = ""
     step_time_low_s: float | None = None
     step_time_high_s: float | None = None
+    peak_memory_bytes: float = 0.0
+    memory_capacity_bytes: float = 0.0
+    fits: bool = True
+    memory: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         # read-only views, so a cached prediction cannot be changed by one caller
@@ -114,6 +122,7 @@ class Prediction:
         if self.mesh is not None:
             object.__setattr__(self, "mesh", MappingProxyType(dict(self.mesh)))
         object.__setattr__(self, "by_fidelity", MappingProxyType(dict(self.by_fidelity)))
+        object.__setattr__(self, "memory", MappingProxyType(dict(self.memory)))
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -129,6 +138,10 @@ class Prediction:
             "overhead_s": self.overhead_s,
             "flops": self.flops,
             "fused_bytes_accessed": self.fused_bytes_accessed,
+            "peak_memory_bytes": self.peak_memory_bytes,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+            "fits": self.fits,
+            "memory": dict(self.memory),
             "mesh": dict(self.mesh) if self.mesh is not None else None,
             "num_devices": self.num_devices,
             "topology": self.topology,

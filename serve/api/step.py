@@ -149,6 +149,10 @@ def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
         lambda: _assemble(entry, hw, model, topology, topology_note, overlap))
     analysis = entry.analysis
     schedule = step.schedule
+    memory = entry.memory
+    capacity = hw.memory_capacity_bytes
+    fits = memory.peak_bytes <= capacity
+    notes = notes + memory_notes(entry, memory.peak_bytes, capacity, hw.name)
     low = high = None
     if step.compute_low_s is not None and step.compute_high_s is not None:
         outside_s = schedule.step_time_s - schedule.compute_s   # exposed communication
@@ -163,7 +167,25 @@ def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
         collectives=step.collectives, critical_path=tuple(schedule.critical_path),
         mesh=entry.mesh, topology=topology.describe() if topology is not None else "",
         num_devices=entry.devices, overlap=overlap, model=step.model,
-        featurizer_version=FEATURIZER_VERSION, step_time_low_s=low, step_time_high_s=high)
+        featurizer_version=FEATURIZER_VERSION, step_time_low_s=low, step_time_high_s=high,
+        peak_memory_bytes=memory.peak_bytes, memory_capacity_bytes=capacity, fits=fits,
+        memory={"argument_bytes": memory.argument_bytes,
+                "output_bytes": memory.output_bytes,
+                "temporary_bytes": memory.temporary_bytes})
+
+
+def memory_notes(entry: PreparedProgram, peak_bytes: float, capacity_bytes: float,
+                 chip: str) -> tuple[str, ...]:
+    """What a prediction says about its memory: that it does not fit, that it is the
+    global program's."""
+    out = []
+    if peak_bytes > capacity_bytes:
+        out.append(f"does not fit: the step needs {peak_bytes / 1e9:.3g} GB per device at "
+                   f"its peak, {chip} has {capacity_bytes / 1e9:.3g} GB")
+    if entry.analysis.program.sharded_module is not None:
+        out.append("peak_memory_bytes is the global (unpartitioned) program's; pass mesh= "
+                   "(--mesh) for one device's")
+    return tuple(out)
 
 
 def _assemble(entry: PreparedProgram, hw: Hardware, model: CostModel,

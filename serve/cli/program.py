@@ -227,6 +227,9 @@ def _print_prediction(console, p: dict[str, Any], top: int) -> None:
                   f"{seconds(p['overhead_s'])}; communication {seconds(p['communication_s'])}, "
                   f"exposed [bold]{seconds(p['exposed_communication_s'])}[/]"
                   f"{'' if p['overlap'] else ', no overlap'}); {len(p['kernels'])} kernels")
+    console.print(f"peak memory per device [bold]{si(p['peak_memory_bytes'])}B[/] of "
+                  f"{si(p['memory_capacity_bytes'])}B: "
+                  + ("fits" if p["fits"] else "[bold red]does not fit[/]"))
     if p["by_fidelity"]:
         side = Table(title="fidelities side by side")
         for col in ("fidelity", "step time", "compute", "communication", "exposed comm"):
