@@ -1,7 +1,10 @@
 """Multi-output fusion (featurize.multi_output): hand-worked kernels and boundary bytes
 of XLA:GPU-style sibling and producer-into-consumer merges, and which chips get them."""
 
+import pytest
+
 import stablecost
+from stablecost.featurize.analysis import for_chip_kind
 from stablecost.featurize.fusion import fuse
 
 
@@ -161,3 +164,28 @@ func.func @main(%x: tensor<16x32xf32>) -> ({types}) {{
     after = _kernels(text, multi_output=True)
     assert sorted(k[1].count("reduce") for k in after) == [2, 8]
     assert _total(after) == 5384
+
+
+@pytest.mark.parametrize("chip, kernels, nbytes", [
+    ("A100-SXM-80GB", 2, 6916), ("TPU-v5e", 2, 6916), ("host-cpu", 3, 8968)])
+def test_gpu_and_tpu_predictions_price_multi_output_kernels(chip, kernels, nbytes):
+    # XLA:CPU keeps the two batch-norm reductions apart (jax 0.10.2's compile of a batch
+    # norm shows two reduce fusions), so CPU kernels, and the features the bundled CPU
+    # models were trained on, are unchanged
+    if chip == "host-cpu":   # the spec the bundled CPU models were trained with
+        from stablecost.models.learned import bundled_hardware
+
+        chip = bundled_hardware(chip)
+    p = stablecost.predict(BATCH_NORM, chip, fidelity="roofline")
+    assert len(p.kernels) == kernels
+    assert p.fused_bytes_accessed == nbytes
+    assert sum(r.bytes_accessed for r in p.kernels) == nbytes
+
+
+def test_the_cpu_analysis_is_left_alone():
+    a = stablecost.analyze(BATCH_NORM)
+    assert for_chip_kind(a, "cpu") is a
+    gpu = for_chip_kind(a, "gpu")
+    assert len(a.kernels) == 3 and a.fused_bytes_accessed == 8968
+    assert len(gpu.kernels) == 2 and gpu.fused_bytes_accessed == 6916
+    assert gpu.flops == a.flops and gpu.program is a.program
