@@ -189,3 +189,38 @@ def test_the_cpu_analysis_is_left_alone():
     assert len(a.kernels) == 3 and a.fused_bytes_accessed == 8968
     assert len(gpu.kernels) == 2 and gpu.fused_bytes_accessed == 6916
     assert gpu.flops == a.flops and gpu.program is a.program
+
+
+def test_batch_norm_as_jax_lowers_it_forward_and_backward():
+    import jax
+    import jax.numpy as jnp
+
+    def batch_norm(x, g, b):
+        mean = jnp.mean(x, axis=(0, 1, 2))
+        var = jnp.mean(x * x, axis=(0, 1, 2)) - mean * mean
+        return (x - mean) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+    def loss(x, g, b):
+        return jnp.sum(jnp.tanh(batch_norm(x, g, b)))
+
+    args = (jnp.ones((8, 16, 16, 32)), jnp.ones((32,)), jnp.ones((32,)))
+    # forward: x is f32[8,16,16,32] = 262144 B; its mean and mean of squares become one
+    # kernel, which reads x once instead of twice and writes both f32[32] statistics
+    a = stablecost.analyze(stablecost.load_program(jax.jit(batch_norm).lower(*args)))
+    gpu = for_chip_kind(a, "gpu")
+    ops = a.program.ops
+    assert [sum(ops[i].opcode == "reduce" for i in k.ops) for k in a.kernels
+            if k.kind == "reduction"] == [1, 1]
+    assert [sum(ops[i].opcode == "reduce" for i in k.ops) for k in gpu.kernels
+            if k.kind == "reduction"] == [2]
+    assert a.fused_bytes_accessed - gpu.fused_bytes_accessed == 262144
+    # backward (the forward again, then the gradients): the forward's statistics are
+    # one kernel as above, and so are the gradients of the scale and of the bias, two
+    # sums over the batch of the incoming gradient (times x-hat for the scale)
+    grad = jax.jit(jax.grad(loss, argnums=(0, 1, 2))).lower(*args)
+    a = stablecost.analyze(stablecost.load_program(grad))
+    gpu = for_chip_kind(a, "gpu")
+    ops = a.program.ops
+    assert len(gpu.kernels) < len(a.kernels)
+    assert sum(sum(ops[i].opcode == "reduce" for i in k.ops) == 2 for k in gpu.kernels) == 2
+    assert gpu.fused_bytes_accessed < a.fused_bytes_accessed
