@@ -89,6 +89,7 @@ class Analysis:
 MULTI_OUTPUT_KINDS = frozenset({"gpu", "tpu"})
 
 
+@gc_paused
 def for_chip_kind(analysis: Analysis, kind: str) -> Analysis:
     """`analysis` with the kernels a chip of `kind` ("gpu", "tpu", "cpu") runs: the
     same object for CPU; for GPU and TPU a copy whose kernels are merged by

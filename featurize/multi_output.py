@@ -153,16 +153,19 @@ class _MultiOutput:
             for p in self.preds[k]:
                 self.succs[p].add(k)
         self.order = self._topological()
-        # row k, bit p (little-endian bits of bytes): kernel p reaches kernel k
-        self.ancestors = np.zeros((n, (n + 7) // 8), np.uint8)
+        # row k, bit d (little-endian bits of bytes): kernel k reaches kernel d
+        width = (n + 7) // 8
+        self.descendants = np.zeros((n, width), np.uint8)
         if self.order is not None:
-            for k in self.order:
-                preds = sorted(self.preds[k])
-                if preds:
-                    row = np.bitwise_or.reduce(self.ancestors[preds], axis=0)
-                    for p in preds:
-                        row[p >> 3] |= 1 << (p & 7)
-                    self.ancestors[k] = row
+            reach = [0] * n
+            for k in reversed(self.order):
+                bits = 0
+                for d in self.succs[k]:
+                    bits |= reach[d] | (1 << d)
+                reach[k] = bits
+            self.descendants = np.frombuffer(
+                b"".join(bits.to_bytes(width, "little") for bits in reach),
+                np.uint8).reshape(n, width).copy()
 
     def _topological(self) -> list[int] | None:
         n = len(self.kinds)
@@ -194,7 +197,7 @@ class _MultiOutput:
         return [k for k in range(len(self.kinds)) if self.alive[k]]
 
     def _reaches(self, a: int, b: int) -> bool:
-        return bool((self.ancestors[b, a >> 3] >> (a & 7)) & 1)
+        return bool((self.descendants[a, b >> 3] >> (b & 7)) & 1)
 
     def _connected(self, a: int, b: int) -> bool:
         return self._reaches(a, b) or self._reaches(b, a)
@@ -294,14 +297,23 @@ class _MultiOutput:
             self.preds[s].discard(j)
             self.preds[s].add(i)
         self.preds[j], self.succs[j] = set(), set()
-        anc = self.ancestors
-        below = ((anc[:, i >> 3] >> (i & 7)) | (anc[:, j >> 3] >> (j & 7))) & 1
-        mine = anc[i] | anc[j]
+        # Ancestors of i or j now reach all of the merged kernel's descendants; an
+        # ancestor of both reached them all already, so only the rows above exactly one
+        # of them change (few: siblings share their parent's ancestors, and a producer's
+        # ancestors are its consumer's)
+        desc = self.descendants
+        above_i = (desc[:, i >> 3] >> (i & 7)) & 1
+        above_j = (desc[:, j >> 3] >> (j & 7)) & 1
+        mine = desc[i] | desc[j]
         for k in (i, j):
             mine[k >> 3] &= 0xFF ^ (1 << (k & 7))
-        merged_up = mine.copy()     # what the descendants of i or j now depend on
-        merged_up[i >> 3] |= 1 << (i & 7)
-        anc[below.astype(bool)] |= merged_up
-        anc[:, j >> 3] &= 0xFF ^ (1 << (j & 7))
-        anc[i] = mine
-        anc[j] = 0
+        merged_down = mine.copy()
+        merged_down[i >> 3] |= 1 << (i & 7)
+        one = np.flatnonzero(above_i ^ above_j)
+        if one.size:
+            desc[one] |= merged_down
+        rows = np.flatnonzero(above_j)
+        desc[rows, i >> 3] |= 1 << (i & 7)
+        desc[rows, j >> 3] &= 0xFF ^ (1 << (j & 7))
+        desc[i] = mine
+        desc[j] = 0
