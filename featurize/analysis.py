@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,25 @@ class Analysis:
                              for u in self.unpriced],
             "notes": list(self.notes),
         }
+
+
+# Chip kinds whose XLA backend merges kernels by multi-output fusion (XLA:GPU's
+# MultiOutputFusion, and XLA:TPU's); XLA:CPU does not: a batch norm's two reductions
+# of one input stay two kernels there (checked with jax 0.10.2's compile).
+MULTI_OUTPUT_KINDS = frozenset({"gpu", "tpu"})
+
+
+@gc_paused
+def for_chip_kind(analysis: Analysis, kind: str) -> Analysis:
+    """`analysis` with the kernels a chip of `kind` ("gpu", "tpu", "cpu") runs: the
+    same object for CPU; for GPU and TPU a copy whose kernels are merged by
+    multi-output fusion (`featurize.multi_output`), with their boundary bytes."""
+    if kind not in MULTI_OUTPUT_KINDS:
+        return analysis
+    kernels = fuse(analysis.program, analysis.costs, multi_output=True)
+    fused = sum(k.bytes_accessed * k.count for k in kernels)
+    return dataclasses.replace(analysis, kernels=kernels, fused_bytes_accessed=fused,
+                               notes=list(analysis.notes))
 
 
 @gc_paused

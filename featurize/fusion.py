@@ -15,7 +15,10 @@ The rules follow XLA's producer-consumer fusion, visiting ops from outputs to in
 - collectives, sort, scatter, custom calls, FFTs, ... are kernels of their own;
 - metadata ops (reshape, constant, get_tuple_element, ...) and copies XLA elides
   (`costs.copy_elided`) never start a kernel;
-- nothing fuses across blocks (loop bodies, branches).
+- nothing fuses across blocks (loop bodies, branches);
+- for GPU and TPU targets (`multi_output=True`), kernels then merge as XLA's
+  multi-output fusion merges them: sibling reductions of one input, a producer whose
+  result is needed elsewhere into its reduction (`featurize.multi_output`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .costs import (
     TRANSCENDENTAL_OPS,
     OpCost,
 )
+from .multi_output import multi_output_fusion
 from .program import Program
 
 LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE, FREE = (
@@ -90,10 +94,12 @@ class Kernel:
 
 
 def fuse(program: Program, costs: list[OpCost | None],
-         matmul_epilogue: bool = True) -> list[Kernel]:
+         matmul_epilogue: bool = True, multi_output: bool = False) -> list[Kernel]:
     """Kernels of `program` in program order, with boundary bytes and FLOPs.
 
-    `matmul_epilogue=False` keeps dot/convolution kernels alone, as XLA:CPU does.
+    `matmul_epilogue=False` keeps dot/convolution kernels alone, as XLA:CPU does;
+    `multi_output=True` then merges sibling kernels and producers into consumers as
+    XLA:GPU's multi-output fusion does (`featurize.multi_output`; XLA:CPU does not).
     """
     ops = program.ops
     n = len(ops)
@@ -166,9 +172,11 @@ def fuse(program: Program, costs: list[OpCost | None],
         new_kernel(i, cls)
 
     del consumer_kernels   # the recursive closure is a reference cycle holding `groups`
+    alive = (multi_output_fusion(program, classes, kinds, members, blocks, groups)
+             if multi_output else range(len(kinds)))
     kernels = [_measure(k, kinds[k], members[k], blocks[k], program, costs, groups,
                         producers, users, classes)
-               for k in range(len(kinds))]
+               for k in alive]
     kernels.sort(key=lambda kern: min(kern.ops))
     for position, kernel in enumerate(kernels):
         kernel.index = position

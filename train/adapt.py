@@ -35,7 +35,7 @@ from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..datasets.splits import split_of
 from ..errors import InvalidArgumentError, ModelError
-from ..featurize.analysis import Analysis, analyze
+from ..featurize.analysis import Analysis, analyze, for_chip_kind
 from ..featurize.fusion import COLLECTIVE
 from ..featurize.ingest import load_program
 from ..featurize.program import FEATURIZER_VERSION
@@ -137,7 +137,7 @@ def residuals_here(data_dir: Path, models: LearnedModels,
     say(f"pricing {len(frame)} samples with the bundled model")
     out = []
     for group, text, measured in frame.itertuples(index=False):
-        analysis = analyze(load_program(text))
+        analysis = for_chip_kind(analyze(load_program(text)), hw.kind)
         residual = residual_of(models, analysis, predict_kernels(models, analysis, hw),
                                group, measured)
         if residual is not None:

@@ -28,7 +28,7 @@ import pandas as pd
 from ..datasets import store
 from ..datasets.splits import assign_splits
 from ..errors import DatasetError, InvalidArgumentError
-from ..featurize.analysis import Analysis, analyze
+from ..featurize.analysis import Analysis, analyze, for_chip_kind
 from ..featurize.fusion import COLLECTIVE
 from ..featurize.ingest import load_program
 from ..hardware import Hardware, get_hardware, parse_spec
@@ -146,7 +146,7 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
 def _featurize_text(text: str, name: str, hw: Hardware):
     """(features, roofline seconds, counts, analysis) of one program, or why it failed."""
     try:
-        analysis = analyze(load_program(text, name=name))
+        analysis = for_chip_kind(analyze(load_program(text, name=name)), hw.kind)
     except Exception as exc:  # noqa: BLE001 - a row that does not load is reported
         return str(exc)
     kernels = [k for k in analysis.kernels if k.kind != COLLECTIVE and k.priced]

@@ -75,11 +75,12 @@ class StepGNNPyfunc(mlflow.pyfunc.PythonModel):
         self.hw = parse_spec(tomllib.loads(spec.read_text()), str(spec))
 
     def predict(self, context, model_input, params=None):
-        from stablecost.featurize.analysis import analyze
+        from stablecost.featurize.analysis import analyze, for_chip_kind
         from stablecost.featurize.ingest import load_program
         from stablecost.models.gnn import program_graph
 
-        graphs = [program_graph(analyze(load_program(text)), self.hw, self.kernel_model,
+        graphs = [program_graph(for_chip_kind(analyze(load_program(text)), self.hw.kind),
+                                self.hw, self.kernel_model,
                                 float(self.meta["floor_s"]))
                   for text in model_input["stablehlo"]]
         return pd.DataFrame({"step_s": self.gnn.predict(graphs)})

@@ -27,7 +27,7 @@ import numpy as np
 from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import ModelError
-from ..featurize.analysis import analyze
+from ..featurize.analysis import analyze, for_chip_kind
 from ..featurize.ingest import load_program
 from ..models.learned import STEP_INTERVAL_FILE, bundle_path, load_models, predict_kernels
 from ..models.manifest import refresh_manifest
@@ -43,7 +43,8 @@ def _log_residuals(frame: Any, models: Any, hw: Any) -> dict[str, list[float]]:
     # interval (from held-out families) the predicted interval spans too
     models = dataclasses.replace(models, calibration=None)
     for text, measured in zip(frame["stablehlo"], frame["median_s"]):
-        learned = predict_kernels(models, analyze(load_program(text)), hw)
+        learned = predict_kernels(
+            models, for_chip_kind(analyze(load_program(text)), hw.kind), hw)
         if learned.step_s > 0 and measured > 0 and learned.step_source in out:
             out[learned.step_source].append(math.log(measured / learned.step_s))
     return out

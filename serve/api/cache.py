@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import InvalidArgumentError
-from ...featurize.analysis import Analysis, analyze
+from ...featurize.analysis import MULTI_OUTPUT_KINDS, Analysis, analyze, for_chip_kind
 from ...featurize.fusion import COLLECTIVE
 from ...featurize.options import LoadOptions, load_options, options_kwargs
 from ...featurize.partition import Mesh, parse_mesh
@@ -68,6 +68,14 @@ class PreparedProgram:
         analysis = self._analysis()
         assert analysis is not None, "a weakly held analysis is only used while alive"
         return analysis
+
+    def for_chip(self, hw: Hardware) -> "PreparedProgram":
+        """This entry, or for a chip whose XLA backend does multi-output fusion (GPU,
+        TPU) the entry of its analysis with those kernels (`for_chip_kind`)."""
+        if hw.kind not in MULTI_OUTPUT_KINDS:
+            return self
+        return self.memoized(("chip kind", hw.kind), lambda: PreparedProgram(
+            for_chip_kind(self.analysis, hw.kind), self.anchor))
 
     def memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per key (the memo is cleared when it reaches MEMO_LIMIT)."""

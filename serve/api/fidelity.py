@@ -64,7 +64,9 @@ def resolve_hardware(hardware: str | Hardware, fidelity: str) -> Hardware:
 
 def predict_prepared(entry: PreparedProgram, hw: Hardware, fidelity: str,
                      topology: str | Topology | None, overlap: bool) -> Prediction:
-    """Resolve auto / all into cost models and predict a prepared program."""
+    """Resolve auto / all into cost models and predict a prepared program (its kernels
+    as the chip's XLA backend fuses them)."""
+    entry = entry.for_chip(hw)
     if fidelity not in ("auto", "all", ALL_MEASURED):
         return predict_step(entry, hw, cost_model.get(fidelity), topology, overlap)
     chosen = cost_model.auto(hw)

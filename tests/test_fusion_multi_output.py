@@ -1,0 +1,226 @@
+"""Multi-output fusion (featurize.multi_output): hand-worked kernels and boundary bytes
+of XLA:GPU-style sibling and producer-into-consumer merges, and which chips get them."""
+
+import pytest
+
+import stablecost
+from stablecost.featurize.analysis import for_chip_kind
+from stablecost.featurize.fusion import fuse
+
+
+def _kernels(text, multi_output):
+    a = stablecost.analyze(text)
+    kernels = fuse(a.program, a.costs, multi_output=multi_output)
+    ops = a.program.ops
+    return [(k.kind, sorted(ops[i].opcode for i in k.ops), k.bytes_read, k.bytes_written)
+            for k in kernels]
+
+
+def _total(kernels):
+    return sum(r + w for _, _, r, w in kernels)
+
+
+# Batch-norm forward over the 16 rows of x (f32[16,32], 2048 B): mean and mean of squares
+# are two reductions of x over the same dimension; the normalisation needs both.
+BATCH_NORM = """
+func.func @main(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %k = stablehlo.constant dense<0.0625> : tensor<32xf32>
+  %e = stablehlo.constant dense<1.0e-5> : tensor<32xf32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<16x32xf32>, tensor<f32>) -> tensor<32xf32>
+  %sq = stablehlo.multiply %x, %x : tensor<16x32xf32>
+  %ss = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [0] : (tensor<16x32xf32>, tensor<f32>) -> tensor<32xf32>
+  %m = stablehlo.multiply %s, %k : tensor<32xf32>
+  %m2 = stablehlo.multiply %ss, %k : tensor<32xf32>
+  %mm = stablehlo.multiply %m, %m : tensor<32xf32>
+  %v = stablehlo.subtract %m2, %mm : tensor<32xf32>
+  %ve = stablehlo.add %v, %e : tensor<32xf32>
+  %r = stablehlo.rsqrt %ve : tensor<32xf32>
+  %bm = stablehlo.broadcast_in_dim %m, dims = [1] : (tensor<32xf32>) -> tensor<16x32xf32>
+  %br = stablehlo.broadcast_in_dim %r, dims = [1] : (tensor<32xf32>) -> tensor<16x32xf32>
+  %c = stablehlo.subtract %x, %bm : tensor<16x32xf32>
+  %y = stablehlo.multiply %c, %br : tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
+"""
+
+
+def test_batch_norm_sibling_reductions_read_their_input_once():
+    # Without multi-output fusion, 3 kernels:
+    #   reduce(x):      reads x 2048 + init 4, writes s 128            = 2180
+    #   reduce(x * x):  reads x 2048 + init 4, writes ss 128           = 2180
+    #   normalise (the f32[32] statistics math fused in): reads x 2048, s 128, ss 128,
+    #     constants k 128 and eps 128 = 2560, writes y 2048            = 4608
+    #   total 8968.
+    # With it the two reductions (both over dim 0 of f32[16,32], neither needing the
+    # other) are one kernel: reads x 2048 + init 4, writes s + ss 256 = 2308; the
+    # normalisation needs both, so it stays apart: 2308 + 4608 = 6916 (x read once less).
+    before = _kernels(BATCH_NORM, multi_output=False)
+    assert sorted(k[0] for k in before) == ["loop", "reduction", "reduction"]
+    assert _total(before) == 8968
+    after = _kernels(BATCH_NORM, multi_output=True)
+    reduction = [k for k in after if k[0] == "reduction"]
+    assert len(after) == 2 and len(reduction) == 1
+    assert reduction[0][1] == ["multiply", "reduce", "reduce"]
+    assert reduction[0][2:] == (2052, 256)
+    assert _total(after) == 6916
+
+
+def test_reductions_over_different_dimensions_stay_apart():
+    # x: f32[64,128] = 32768 B. Column sums (dim 0 -> f32[128], 512 B) and row sums
+    # (dim 1 -> f32[64], 256 B) are tiled differently: XLA does not merge them.
+    # (32768 + 4 + 512) + (32768 + 4 + 256) = 66312 either way.
+    text = """
+func.func @main(%x: tensor<64x128xf32>) -> (tensor<128xf32>, tensor<64xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %a = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<64x128xf32>, tensor<f32>) -> tensor<128xf32>
+  %b = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+  return %a, %b : tensor<128xf32>, tensor<64xf32>
+}
+"""
+    for multi_output in (False, True):
+        kernels = _kernels(text, multi_output)
+        assert [k[0] for k in kernels] == ["reduction", "reduction"]
+        assert _total(kernels) == 66312
+
+
+def test_a_reduction_that_needs_the_other_is_not_its_sibling():
+    # Variance as mean((x - mean)^2), as jnp.var computes it: both reductions read x
+    # (f32[16,32]) over dim 0, but the second needs the first's result, so merging
+    # them would be a cycle. reduce(x): 2048 + 4 read, 128 written = 2180;
+    # reduce((x - s*k)^2) with s*k fused in: reads x 2048, s 128, k 128, init 4 = 2308,
+    # writes 128 = 2436. Total 4616 either way.
+    text = """
+func.func @main(%x: tensor<16x32xf32>) -> tensor<32xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %k = stablehlo.constant dense<0.0625> : tensor<32xf32>
+  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<16x32xf32>, tensor<f32>) -> tensor<32xf32>
+  %m = stablehlo.multiply %s, %k : tensor<32xf32>
+  %bm = stablehlo.broadcast_in_dim %m, dims = [1] : (tensor<32xf32>) -> tensor<16x32xf32>
+  %c = stablehlo.subtract %x, %bm : tensor<16x32xf32>
+  %c2 = stablehlo.multiply %c, %c : tensor<16x32xf32>
+  %v = stablehlo.reduce(%c2 init: %z) applies stablehlo.add across dimensions = [0] : (tensor<16x32xf32>, tensor<f32>) -> tensor<32xf32>
+  return %v : tensor<32xf32>
+}
+"""
+    for multi_output in (False, True):
+        kernels = _kernels(text, multi_output)
+        assert [k[0] for k in kernels] == ["reduction", "reduction"]
+        assert _total(kernels) == 4616
+
+
+# Softmax of x: f32[8,128] (4096 B): exp(x) is read by the row sum and by the division,
+# which needs the sum.
+SOFTMAX = """
+func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %e = stablehlo.exponential %x : tensor<8x128xf32>
+  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
+  %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
+  %d = stablehlo.divide %e, %b : tensor<8x128xf32>
+  return %d : tensor<8x128xf32>
+}
+"""
+
+
+def test_producer_shared_by_a_reduction_and_an_elementwise_consumer():
+    # The zero constant has one user, so it sits in the sum's kernel: a scalar constant
+    # inside a kernel is not read from memory.
+    # Without multi-output fusion: exp (reads x 4096, writes e 4096), the row sum (reads
+    # e 4096, writes s 32), the division (reads e 4096 + s 32, writes 4096):
+    # 8192 + 4128 + 8224 = 20544.
+    # With it exp joins the row sum, which writes e for the division too: reads x 4096,
+    # writes e 4096 + s 32 = 8224; the division (it needs the sum: no sibling of it)
+    # 8224. Total 16448: e is no longer read back by the reduction.
+    before = _kernels(SOFTMAX, multi_output=False)
+    assert sorted(k[0] for k in before) == ["loop", "loop", "reduction"]
+    assert _total(before) == 20544
+    after = _kernels(SOFTMAX, multi_output=True)
+    assert [k[0] for k in after] == ["reduction", "loop"]
+    assert after[0][1] == ["constant", "exponential", "reduce"]
+    assert after[0][2:] == (4096, 4128)
+    assert after[1][1] == ["broadcast_in_dim", "divide"] and after[1][2:] == (4128, 4096)
+    assert _total(after) == 16448
+
+
+def test_at_most_eight_reductions_per_kernel():
+    # Ten sums of x (f32[16,32]) over dim 0: XLA caps a multi-output kernel at 8
+    # reductions, so 8 + 2. Reads x 2048 + init 4 in each kernel; writes 8 x 128 and
+    # 2 x 128: 2052 + 1024 + 2052 + 256 = 5384 (10 x 2180 = 21800 unmerged).
+    sums = "\n".join(
+        f"  %s{i} = stablehlo.reduce(%x init: %z) applies stablehlo.add across "
+        "dimensions = [0] : (tensor<16x32xf32>, tensor<f32>) -> tensor<32xf32>"
+        for i in range(10))
+    results = ", ".join(f"%s{i}" for i in range(10))
+    types = ", ".join(["tensor<32xf32>"] * 10)
+    text = f"""
+func.func @main(%x: tensor<16x32xf32>) -> ({types}) {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+{sums}
+  return {results} : {types}
+}}
+"""
+    assert _total(_kernels(text, multi_output=False)) == 21800
+    after = _kernels(text, multi_output=True)
+    assert sorted(k[1].count("reduce") for k in after) == [2, 8]
+    assert _total(after) == 5384
+
+
+@pytest.mark.parametrize("chip, kernels, nbytes", [
+    ("A100-SXM-80GB", 2, 6916), ("TPU-v5e", 2, 6916), ("host-cpu", 3, 8968)])
+def test_gpu_and_tpu_predictions_price_multi_output_kernels(chip, kernels, nbytes):
+    # XLA:CPU keeps the two batch-norm reductions apart (jax 0.10.2's compile of a batch
+    # norm shows two reduce fusions), so CPU kernels, and the features the bundled CPU
+    # models were trained on, are unchanged
+    if chip == "host-cpu":   # the spec the bundled CPU models were trained with
+        from stablecost.models.learned import bundled_hardware
+
+        chip = bundled_hardware(chip)
+    p = stablecost.predict(BATCH_NORM, chip, fidelity="roofline")
+    assert len(p.kernels) == kernels
+    assert p.fused_bytes_accessed == nbytes
+    assert sum(r.bytes_accessed for r in p.kernels) == nbytes
+
+
+def test_the_cpu_analysis_is_left_alone():
+    a = stablecost.analyze(BATCH_NORM)
+    assert for_chip_kind(a, "cpu") is a
+    gpu = for_chip_kind(a, "gpu")
+    assert len(a.kernels) == 3 and a.fused_bytes_accessed == 8968
+    assert len(gpu.kernels) == 2 and gpu.fused_bytes_accessed == 6916
+    assert gpu.flops == a.flops and gpu.program is a.program
+
+
+def test_batch_norm_as_jax_lowers_it_forward_and_backward():
+    import jax
+    import jax.numpy as jnp
+
+    def batch_norm(x, g, b):
+        mean = jnp.mean(x, axis=(0, 1, 2))
+        var = jnp.mean(x * x, axis=(0, 1, 2)) - mean * mean
+        return (x - mean) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+    def loss(x, g, b):
+        return jnp.sum(jnp.tanh(batch_norm(x, g, b)))
+
+    args = (jnp.ones((8, 16, 16, 32)), jnp.ones((32,)), jnp.ones((32,)))
+    # forward: x is f32[8,16,16,32] = 262144 B; its mean and mean of squares become one
+    # kernel, which reads x once instead of twice and writes both f32[32] statistics
+    a = stablecost.analyze(stablecost.load_program(jax.jit(batch_norm).lower(*args)))
+    gpu = for_chip_kind(a, "gpu")
+    ops = a.program.ops
+    assert [sum(ops[i].opcode == "reduce" for i in k.ops) for k in a.kernels
+            if k.kind == "reduction"] == [1, 1]
+    assert [sum(ops[i].opcode == "reduce" for i in k.ops) for k in gpu.kernels
+            if k.kind == "reduction"] == [2]
+    assert a.fused_bytes_accessed - gpu.fused_bytes_accessed == 262144
+    # backward (the forward again, then the gradients): the forward's statistics are
+    # one kernel as above, and so are the gradients of the scale and of the bias, two
+    # sums over the batch of the incoming gradient (times x-hat for the scale)
+    grad = jax.jit(jax.grad(loss, argnums=(0, 1, 2))).lower(*args)
+    a = stablecost.analyze(stablecost.load_program(grad))
+    gpu = for_chip_kind(a, "gpu")
+    ops = a.program.ops
+    assert len(gpu.kernels) < len(a.kernels)
+    assert sum(sum(ops[i].opcode == "reduce" for i in k.ops) == 2 for k in gpu.kernels) == 2
+    assert gpu.fused_bytes_accessed < a.fused_bytes_accessed
