@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import UnsupportedProgramError
 from .costs import COPY_OPS, OpCost, program_costs
@@ -35,7 +35,9 @@ class Analysis:
     """Totals per step (loop bodies weighted by trip counts, calls by call counts).
 
     Immutable: `predict` prepares an Analysis once and keeps what it derived for as
-    long as the object lives (a changed one would mix old and new results).
+    long as the object lives (a changed one would mix old and new results). What is
+    derived from the analysis alone (its kernels as a GPU fuses them, its peak memory)
+    is kept on it (`derived`), so every cache and prediction of it shares one copy.
 
     `bytes_accessed` charges every op its operands and results, as XLA's cost
     analysis does for an unfused program; `fused_bytes_accessed` counts bytes only at
@@ -53,6 +55,16 @@ class Analysis:
     per_opcode: dict[str, OpcodeStats]
     unpriced: list[UnpricedOp]
     notes: list[str] = field(default_factory=list)
+    _derived: dict[Any, Any] = field(default_factory=dict, init=False, repr=False,
+                                     compare=False)
+
+    def derived(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, a pure function of this analysis, once per key (a race computes
+        it twice, never wrongly)."""
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = compute()
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         loops = self.program.loops
@@ -96,6 +108,10 @@ def for_chip_kind(analysis: Analysis, kind: str) -> Analysis:
     multi-output fusion (`featurize.multi_output`), with their boundary bytes."""
     if kind not in MULTI_OUTPUT_KINDS:
         return analysis
+    return analysis.derived(("multi-output kernels",), lambda: _multi_output(analysis))
+
+
+def _multi_output(analysis: Analysis) -> Analysis:
     kernels = fuse(analysis.program, analysis.costs, multi_output=True)
     fused = sum(k.bytes_accessed * k.count for k in kernels)
     return dataclasses.replace(analysis, kernels=kernels, fused_bytes_accessed=fused,

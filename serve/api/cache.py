@@ -59,8 +59,8 @@ class PreparedProgram:
         """The step's peak memory on one device (computed on first use)."""
         if self._memory is None:
             analysis = self.analysis
-            self._memory = peak_memory(analysis.program, analysis.kernels, self.order,
-                                       self.dependencies)
+            self._memory = analysis.derived("peak memory", lambda: peak_memory(
+                analysis.program, analysis.kernels, self.order, self.dependencies))
         return self._memory
 
     @property
