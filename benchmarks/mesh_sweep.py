@@ -3,7 +3,8 @@ the partitions on disk, then every chip and topology for each partitioned mesh.
 
     .venv/bin/python benchmarks/mesh_sweep.py [--workload llama3-100m-train] [--meshes 16]
 
-The step (examples/workloads/) is lowered for FSDP over 1..N devices (batch 1 per
+The step (examples/workloads/) is lowered for FSDP over the first N device counts its
+weights divide evenly (1, 2, 3, 4, 6, 8, 9, 12, ... for the 100M model; batch 1 per
 device: N distinct programs and meshes); lowering is the tuner's own JAX work and is
 timed apart. Each mesh is then predicted on H100-SXM with `predict(text, mesh=...)`:
 - cold: an empty disk cache (STABLECOST_CACHE_DIR set to a fresh directory) and a fresh
@@ -47,16 +48,40 @@ def sweep(texts: dict[int, str], w) -> tuple[float, list[float]]:
     return sum(walls), walls
 
 
+def _example(refused: list[Exception]) -> str:
+    if not refused:
+        return ""
+    return f" (as user errors, e.g. `{str(refused[0]).split(';')[0]}`)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", default="llama3-100m-train",
                         choices=[n for n, w in workloads.WORKLOADS.items() if w.kind == "train"])
     parser.add_argument("--meshes", type=int, default=16)
+    parser.add_argument("--in-process", action="store_true",
+                        help="partition inside this process, the whole XLA:CPU compile "
+                             "(the path used where no child process can be started)")
     args = parser.parse_args()
+    if args.in_process:
+        from stablecost.featurize import partition
+
+        def no_child() -> None:
+            raise OSError("benchmark: --in-process")
+
+        partition._spawn_child = no_child   # type: ignore[assignment]
     w = workloads.WORKLOADS[args.workload]
 
     t = time.perf_counter()
-    texts = {d: workloads.lower(w, d) for d in range(1, args.meshes + 1)}
+    texts: dict[int, str] = {}
+    devices = 0
+    while len(texts) < args.meshes:
+        devices += 1
+        try:
+            texts[devices] = workloads.lower(w, devices)
+        except ValueError as exc:   # jax: the weights do not split evenly over `devices`
+            if "evenly divide" not in str(exc):
+                raise
     lower_s = time.perf_counter() - t
     stablecost.predict(texts[1], HARDWARE, mesh=w.mesh(1), cache=ProgramCache())  # imports
 
@@ -73,10 +98,13 @@ def main() -> None:
         t = time.perf_counter()
         results = stablecost.predict_many(candidates, cache=cache, errors="return")
         many_s = time.perf_counter() - t
-    ok = sum(1 for r in results if not isinstance(r, Exception))
+    refused = [r for r in results if isinstance(r, Exception)]
+    ok = len(results) - len(refused)
 
     print(f"{today()}, commit {commit()}, `benchmarks/mesh_sweep.py --workload "
-          f"{args.workload} --meshes {args.meshes}`\n")
+          f"{args.workload} --meshes {args.meshes}{' --in-process' if args.in_process else ''}"
+          "`\n")
+    print(f"meshes: {', '.join(f'{w.axis}={d}' for d in texts)}\n")
     print("| measure | result | target |")
     print("|---|---:|---|")
     print(f"| lowering {args.meshes} programs (JAX, the tuner's own work) | "
@@ -87,7 +115,8 @@ def main() -> None:
     print(f"| the same {args.meshes} meshes, partitions on disk, fresh ProgramCache | "
           f"{warm:.1f} s (median {statistics.median(warm_walls):.2f} s) | |")
     print(f"| predict_many: {len(candidates)} chip x topology x mesh candidates "
-          f"({len(chips)} chips, {len(TOPOLOGIES)} topologies), {ok} answered | "
+          f"({len(chips)} chips, {len(TOPOLOGIES)} topologies), {ok} answered, "
+          f"{len(refused)} refused{_example(refused)} | "
           f"{many_s:.1f} s ({many_s / len(candidates) * 1e3:.1f} ms each) | |")
 
 
