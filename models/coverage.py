@@ -16,6 +16,9 @@ Ampere and later under XLA's default precision, true fp32 at HIGHEST):
     >>> kernel_class(kernel, program, get_hardware("V100-SXM2"))   # same kernel
     'matmul:dot_general:f32'
 
+A fused cuDNN flash-attention kernel (`__cudnn$fmha*` custom call) is its own class,
+forward or backward, by its operands' type: `standalone:fmha:bf16`.
+
 Loop and reduction kernels must also use only opcodes that training kernels of their
 class used (layout and broadcast ops aside); a matmul kernel's epilogue is not checked
 (the GEMM features describe it).
@@ -47,6 +50,12 @@ def kernel_class(kernel: Kernel, program: Program, hw: Hardware) -> str:
         if cls == "f32" and precision != "HIGHEST":
             cls = hw.f32_matmul_as
         return f"{MATMUL}:{'dot_general' if main == 'dot' else main}:{cls}"
+    root = program.ops[kernel.root]
+    target = str(root.attributes.get("call_target_name", "")) if root.opcode == "custom_call" \
+        else ""
+    if target.startswith("__cudnn$fmha"):
+        main = "fmha_backward" if "Backward" in target else "fmha"
+        return f"{kernel.kind}:{main}:{compute_class(matmul_dtype)}"
     return f"{kernel.kind}:{compute_class(vector_dtype)}"
 
 

@@ -7,15 +7,23 @@ Slices (chip, family, source tables):
   `benchmarks/gpu_kernels.py` explains (several libraries time one shape differently):
   TRT-LLM 1.0.0 on A100-SXM-80GB (bf16; Ampere has no fp8), TRT-LLM 1.3.0rc20 on
   H100, H200 and B200 (bf16 and per-tensor fp8);
+- aiconfigurator fused attention (family ``attention``), the same library version per
+  chip: TRT-LLM's prefill (causal, sliding windows included) and decode kernels with
+  bf16 compute and a bf16 kv cache (the rows with an fp8 cache or fp8 compute are left
+  out: XLA runs those as converts plus a kernel, or scaled fp8 kernels we do not map);
 - NeuSight fp32 ops on P100, P4, T4, V100-PCIe and A100-PCIe (conv on the 80 GB card):
   ``bmm``, ``linear``, ``conv``, ``elementwise`` (add/mul/div/pow with their scalar
   forms, relu, tanh, gelu), ``softmax``, ``layer_norm``.
 
 Each slice's source files are sampled to at most `rows` rows (seeded) into a scratch
 copy of the source layout and imported with `stablecost import`'s code (repeats
-merged, outliers flagged and dropped), then featurized on the chip's catalog spec. The
-fused-attention tables are not used: the per-kernel model prices kernels as our fusion
-forms them, and attention is three kernels there (see the README).
+merged, outliers flagged and dropped), then featurized on the chip's catalog spec.
+An attention sample is featurized as the one fused kernel that ran
+(`templates.fused_attention`: a cuDNN flash-attention custom call of the row's shape
+and mask), not as the unfused program the importer stores (two batched GEMMs and a
+softmax whose score matrix the measured kernel never wrote), so the model learns fused
+attention as its own kernel class (`standalone:fmha:bf16`) and prices it wherever a
+program holds such a kernel.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+
+from .data import Featurized
 
 # (chip, aiconfigurator system, library, version, recipes)
 GEMM_SLICES = (
@@ -49,7 +59,13 @@ NEUSIGHT_CHIPS = {
     "Tesla_V100-PCIE-32GB": "V100-PCIe-32GB", "NVIDIA_A100-PCIE-40GB": "A100-PCIe-40GB",
     "NVIDIA_A100_80GB_PCIe": "A100-PCIe-80GB",
 }
-FAMILIES = ("gemm", *NEUSIGHT_FAMILIES)
+FAMILIES = ("gemm", "attention", *NEUSIGHT_FAMILIES)
+# aiconfigurator attention tables and the rows kept (bf16 compute over a bf16 cache)
+ATTENTION_TABLES = ("context_attention_perf", "generation_attention_perf")
+
+
+def _bf16_attention(frame):
+    return (frame["attn_dtype"] == "bfloat16") & (frame["kv_cache_dtype"] == "bfloat16")
 
 
 @dataclass
@@ -58,22 +74,22 @@ class Part:
 
     chip: str
     family: str
-    f: object                  # train.data.Featurized
+    f: Featurized
     target_s: np.ndarray       # per kernel row
     weight: np.ndarray
     classes: list[tuple[str, set[str]]]   # per kernel row: coverage class and opcodes
 
     @property
     def measured_s(self) -> np.ndarray:
-        return self.f.samples["median_s"].to_numpy()   # type: ignore[attr-defined]
+        return self.f.samples["median_s"].to_numpy()
 
     @property
     def sample_split(self) -> np.ndarray:
-        return self.f.samples["split"].to_numpy()      # type: ignore[attr-defined]
+        return self.f.samples["split"].to_numpy()
 
     @property
     def row_split(self) -> np.ndarray:
-        return self.sample_split[self.f.sample]         # type: ignore[attr-defined]
+        return self.sample_split[self.f.sample]
 
 
 def _sample_file(src: Path, dst: Path, rows: int, seed: int,
@@ -105,12 +121,18 @@ def _stage(data: Path, work: Path, rows: int, seed: int, chips: set[str] | None
         _sample_file(table, aic_out / system / "gemm" / library / version / table.name,
                      rows * len(recipes), seed,
                      keep=lambda f, r=recipes: f["gemm_dtype"].isin(r))
+        for name in ATTENTION_TABLES:
+            src = aic / system / "attention" / library / version / f"{name}.parquet"
+            if src.is_file():
+                _sample_file(src, aic_out / system / "attention" / library / version /
+                             src.name, rows // len(ATTENTION_TABLES), seed,
+                             keep=_bf16_attention)
         (aic_out / f"{system}.yaml").symlink_to((aic / f"{system}.yaml").resolve())
     for ops in NEUSIGHT_FAMILIES.values():
         for op in ops:
             for f in sorted((neu / "train" / op).glob("*.parquet")):
-                chip = NEUSIGHT_CHIPS.get(f.stem)
-                if chip is None or (chips is not None and chip not in chips):
+                card = NEUSIGHT_CHIPS.get(f.stem)
+                if card is None or (chips is not None and card not in chips):
                     continue
                 _sample_file(f, neu_out / "train" / op / f.name, max(rows // len(ops), 1),
                              seed)
@@ -125,6 +147,18 @@ def _family(row_family: str, variant: str) -> str:
         return variant if variant in ("bmm", "linear") else "gemm"
     return {"convolution": "conv", "layer_norm": "layer_norm", "softmax": "softmax",
             "elementwise": "elementwise"}.get(row_family, row_family)
+
+
+def _fused(params_json: str) -> str:
+    """The fused flash-attention program of an imported attention row (its `params`)."""
+    import json
+
+    from ..datasets.templates import fused_attention
+
+    p = json.loads(params_json)["program"]
+    return fused_attention(p["batch"], p["heads"], p["kv_heads"], p["q_len"], p["kv_len"],
+                           p["head_dim"], compute=p["compute"], causal=p["causal"],
+                           window=p["window"])
 
 
 def load_parts(data: str | Path, *, rows: int = 4000, seed: int = 0,
@@ -160,6 +194,8 @@ def load_parts(data: str | Path, *, rows: int = 4000, seed: int = 0,
                 sub = frame[frame["op_family"] == family].reset_index(drop=True)
                 if sub.empty:
                     continue
+                if family == "attention":
+                    sub["stablehlo"] = [_fused(p) for p in sub["params"]]
                 start = time.perf_counter()
                 f, analyses = featurize_rows(sub, hw, keep_analyses=True)
                 assert analyses is not None
@@ -176,9 +212,9 @@ def load_parts(data: str | Path, *, rows: int = 4000, seed: int = 0,
 def stack(parts: Sequence[Part]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           np.ndarray]:
     """(X, target_s, roofline_s, weight, row split) of several parts, concatenated."""
-    return (np.concatenate([p.f.X for p in parts]),              # type: ignore[attr-defined]
+    return (np.concatenate([p.f.X for p in parts]),
             np.concatenate([p.target_s for p in parts]),
-            np.concatenate([p.f.roofline_s for p in parts]),     # type: ignore[attr-defined]
+            np.concatenate([p.f.roofline_s for p in parts]),
             np.concatenate([p.weight for p in parts]),
             np.concatenate([p.row_split for p in parts]))
 
@@ -199,7 +235,7 @@ def fit(parts: Sequence[Part], *, target: str = "log_ratio", seed: int = 0,
 def predict_samples(model, part: Part) -> np.ndarray:
     """The model's time of every sample of `part` (sum of its kernels)."""
     f = part.f
-    return f.sum_per_sample(model.predict(f.X, f.roofline_s))   # type: ignore[attr-defined]
+    return f.sum_per_sample(model.predict(f.X, f.roofline_s))
 
 
 def stderr(message: str) -> None:

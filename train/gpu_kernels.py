@@ -50,7 +50,7 @@ def _test_table(model: Any, parts: list[Part]) -> dict[str, dict[str, float]]:
         if mask.sum() < 2:
             continue
         s = metrics.summary(p.measured_s[mask], predict_samples(model, p)[mask])
-        r = metrics.summary(p.measured_s[mask], p.f.sample_roofline_s()[mask])  # type: ignore[attr-defined]
+        r = metrics.summary(p.measured_s[mask], p.f.sample_roofline_s()[mask])
         out[f"{p.chip}/{p.family}"] = {"n": int(mask.sum()), "mape": s["mape"],
                                        "median_ape": s["median_ape"],
                                        "within_10pct": s["within_10pct"],
@@ -79,7 +79,7 @@ def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | No
     table = _test_table(model, parts)
     import pandas as pd
 
-    samples = pd.concat([p.f.samples for p in parts])   # type: ignore[attr-defined]
+    samples = pd.concat([p.f.samples for p in parts])
     digest = data_digest(samples)
     chips = sorted({p.chip for p in parts})
     meta: dict[str, Any] = {
@@ -88,7 +88,7 @@ def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | No
         "coverage": coverage_table([c for p in parts for c in p.classes]),
         "data_digest": digest, "dataset": f"../shared/data ({COLLECTOR_VERSION} importers)",
         "rows_per_slice": rows, "samples": int(len(samples)),
-        "kernel_rows": int(sum(len(p.f.X) for p in parts)),   # type: ignore[attr-defined]
+        "kernel_rows": int(sum(len(p.f.X) for p in parts)),
         "val_mape_by_target": {k: v for k, (v, _) in fitted.items()},
         "test": table, "command": command, "seed": seed,
     }
