@@ -5,8 +5,9 @@ systems, at every fidelity each chip has, and what each prediction costs.
 
 Systems: 4 x A100-SXM-40GB, 4 x H100-SXM, 4 x H200-SXM, 4 x B200 (each on its catalog
 fabric, NVSwitch) and 8 x TPU-v3 (its 2D torus), every workload on a mesh of 4 or 8
-devices along its one axis. `fidelity="all"`: the learned fidelity exists only for
-host-cpu today, so every row here is the roofline (plus alpha-beta collectives).
+devices along its one axis. `fidelity="all"`: the four NVIDIA systems get a learned
+row (the bundled GPU kernel model, kernels outside its data at their roofline time) and
+a roofline row; TPU v3 has the roofline only (both with alpha-beta collectives).
 
 Prints two Markdown tables with the date and commit:
 - one row per workload x system x fidelity: step time, compute, communication (all

@@ -31,8 +31,8 @@ MAX_FLOOR_S = 1.0     # a per-call floor is microseconds; a second is a damaged 
 
 @dataclass(frozen=True)
 class Rule:
-    """One value's type (`int`, `float`, `bool`, `str`, or `list`: an increasing pair)
-    and its allowed range or choices."""
+    """One value's type (`int`, `float`, `bool`, `str`, `list`: an increasing pair, or
+    `tuple`: a list of names from `choices`) and its allowed range or choices."""
     kind: type
     low: float = -math.inf
     high: float = math.inf
@@ -52,6 +52,11 @@ class Rule:
             if self.choices and value not in self.choices:
                 return f"allowed: {', '.join(self.choices)}"
             return ""
+        if self.kind is tuple:   # names, each one of `choices`: features left out
+            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                return "must be a list of names"
+            unknown = [v for v in value if v not in self.choices]
+            return f"unknown name(s) {', '.join(unknown)}" if unknown else ""
         if self.kind is list:   # an increasing pair inside (low, high): quantiles
             inside = Rule(float, self.low, self.high, open_low=True)
             if not (isinstance(value, list) and len(value) == 2
@@ -87,6 +92,7 @@ KERNEL_PARAMS: Mapping[str, Rule] = {
     "max_bin": _int(2, 65_536), "sketch_rows": _int(0, 1e9), "quantile_rows": _int(0, 1e9),
     "eval_rows": _int(0, 1e9), "n_jobs": _int(-1, 4096), "seed": _int(0, _SEED_MAX),
     "quantiles": Rule(list, 0.0, 1.0),
+    "ignored_features": Rule(tuple, choices=tuple(FEATURES)),
 }
 # StepGNN's hyperparameters (models/gnn/estimator.py). hidden, layers and members size
 # the networks built before the weights are read: the shipped bundle has 32, 2 and 3.

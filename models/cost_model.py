@@ -54,6 +54,9 @@ class KernelEstimate:
         included), when the model has one.
     communication_included: step_s is the whole step, communication included (a
         measured multi-device step): collectives are then not priced on top of it.
+    analytical_kernels: per kernel, True where the model fell back to the roofline for
+        that kernel alone (time_s holds the roofline's time, launch overhead included,
+        reported as overhead); None: as `analytical` says for all of them.
     """
 
     time_s: Sequence[float] | np.ndarray   # the learned models answer in arrays
@@ -67,6 +70,7 @@ class KernelEstimate:
     step_low_s: float | None = None
     step_high_s: float | None = None
     communication_included: bool = False
+    analytical_kernels: Sequence[bool] | np.ndarray | None = None
 
 
 @runtime_checkable
@@ -105,15 +109,15 @@ class Learned:
     name = "learned"
 
     def covers(self, hw: Hardware) -> bool:
-        from .learned import load_models
+        from .learned import models_for
 
-        return load_models(hw.name) is not None
+        return models_for(hw) is not None
 
     def estimate(self, analysis: Analysis, hw: Hardware,
                  roofline: Sequence[KernelTime]) -> KernelEstimate:
-        from .learned import available, load_models, predict_kernels
+        from .learned import available, models_for, predict_kernels
 
-        models = load_models(hw.name)
+        models = models_for(hw)
         if models is None:
             raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
                                        f"for: {', '.join(available()) or 'none'}")
@@ -121,7 +125,9 @@ class Learned:
 
         learned = predict_kernels(models, analysis, hw, roofline)
         digest = str(models.kernel_meta.get("data_digest", ""))
-        why = out_of_range(analysis, learned)
+        # the loop rule is about the per-call costs of CPU executables; GPU kernel data
+        # are CUDA-event times of the kernel alone
+        why = "" if models.is_gpu_bundle else out_of_range(analysis, learned)
         if why:
             return KernelEstimate(time_s=[t.time_s for t in roofline], analytical=True,
                                   note=why)
@@ -145,7 +151,8 @@ class Learned:
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
                               floor_s=learned.floor_s, step_s=step_s,
                               note="; ".join(n for n in notes if n), model=model,
-                              step_low_s=low, step_high_s=high)
+                              step_low_s=low, step_high_s=high,
+                              analytical_kernels=learned.fallback)
 
 
 def step_interval(models: Any, learned: Any, total_s: float

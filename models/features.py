@@ -80,12 +80,16 @@ N_FEATURES = len(FEATURES)
 _COL = {name: i for i, name in enumerate(FEATURES)}
 
 
-def hardware_row(hw: Hardware, dtype_class: str) -> dict[str, float]:
+def hardware_row(hw: Hardware, dtype_class: str,
+                 precision: str | None = None) -> dict[str, float]:
+    """The chip's columns for a kernel of `dtype_class`; `precision` is the dot's
+    (HIGHEST: an f32 dot's peak is the true fp32 rate, not TF32's on Ampere and later,
+    as the roofline prices it)."""
     kind = hw.kind
     return {
         "hw_matmul_peak": _lg(hw.matmul_peak_flops_per_s(dtype_class if dtype_class in
                                                          ("f32", "bf16", "f16", "f8", "i8", "f64")
-                                                         else "f32") / 1e9),
+                                                         else "f32", precision) / 1e9),
         "hw_vector_peak": _lg(hw.vector_peak_flops_per_s(dtype_class if dtype_class in
                                                          ("f32", "bf16", "f16", "f64") else "f32")
                               / 1e9),
@@ -109,10 +113,10 @@ def kernel_features(kernel: Kernel, program: Program, hw: Hardware,
     def put(name: str, value: float) -> None:
         row[_COL[name]] = value
 
-    matmul_dtype, vector_dtype, _ = kernel_dtypes(kernel, program)
+    matmul_dtype, vector_dtype, precision = kernel_dtypes(kernel, program)
     dtype = matmul_dtype if kernel.kind == MATMUL else vector_dtype
     dclass = compute_class(dtype)
-    for name, value in hardware_row(hw, dclass).items():
+    for name, value in hardware_row(hw, dclass, precision).items():
         put(name, value)
     rl = kernel_time(kernel, program, hw)
     put("rl_compute_us", _lg(rl.compute_s * 1e6))

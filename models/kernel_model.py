@@ -55,6 +55,10 @@ class KernelCostModel:
     validation RMSE of at most `eval_rows` seeded validation rows (scoring the whole of a
     214k-row validation set added about a quarter to every round).
 
+    `ignored_features` names features the trees may not split on: they are held constant
+    while fitting, so the fitted model answers the same whatever their value (the GPU
+    bundle ignores the chips' absolute peak rates, see `train/gpu_kernels.py`).
+
     `max_bin` is 64, not XGBoost's 256: a round on 1M rows x 134 features costs 215 ms
     instead of 386 ms on 2 cores (the histograms fit in cache), and on the shipped CPU
     data the coarser bins were no worse (validation MAPE over seeds 0-2: 42.3 % at 64,
@@ -68,7 +72,8 @@ class KernelCostModel:
                  early_stopping_rounds: int = 50, early_stopping_delta: float = 1e-3,
                  max_bin: int = 64, sketch_rows: int = 200_000,
                  quantile_rows: int = 50_000, eval_rows: int = 50_000,
-                 n_jobs: int = 2, seed: int = 0) -> None:
+                 n_jobs: int = 2, seed: int = 0,
+                 ignored_features: tuple[str, ...] = ()) -> None:
         self.target = target
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -86,6 +91,7 @@ class KernelCostModel:
         self.eval_rows = eval_rows
         self.n_jobs = n_jobs
         self.seed = seed
+        self.ignored_features = ignored_features
 
     def get_params(self) -> dict[str, Any]:
         return {k: v for k, v in vars(self).items() if not k.endswith("_")}
@@ -127,6 +133,11 @@ class KernelCostModel:
         X = np.asarray(X, dtype=np.float32)
         if X.ndim != 2 or X.shape[1] != len(FEATURES):
             raise ModelError(f"features have shape {X.shape}; expected (rows, {len(FEATURES)})")
+        unknown = sorted(set(self.ignored_features) - set(FEATURES))
+        if unknown:
+            raise ModelError(f"ignored_features {', '.join(unknown)}: not features; allowed: "
+                             "the names in models.features.FEATURES")
+        X = self._without_ignored(X)
         y = self._encode(time_s, roofline_s)
         # The feature bins are sketched once, for every booster below
         train = self._binned(X, y, weight)
@@ -136,7 +147,8 @@ class KernelCostModel:
             if len(Xv) > self.eval_rows > 0:
                 pick = self._subsample(len(Xv), self.eval_rows)
                 Xv, tv, rv = (np.asarray(a)[pick] for a in (Xv, tv, rv))
-            evals.append((xgb.QuantileDMatrix(np.asarray(Xv, np.float32), ref=train,
+            Xv = self._without_ignored(np.asarray(Xv, np.float32))
+            evals.append((xgb.QuantileDMatrix(Xv, ref=train,
                                               label=self._encode(tv, rv), nthread=self.n_jobs,
                                               max_bin=self.max_bin,
                                               feature_names=list(FEATURES)), "val"))
@@ -165,6 +177,14 @@ class KernelCostModel:
         self.quantile_booster_ = xgb.train(params, quantile_set, num_boost_round=rounds,
                                            verbose_eval=False)
         return self
+
+    def _without_ignored(self, X: np.ndarray) -> np.ndarray:
+        """`X` with the ignored features' columns set to 0 (a copy when there are any)."""
+        if not self.ignored_features:
+            return X
+        X = X.copy()
+        X[:, [FEATURES.index(name) for name in self.ignored_features]] = 0.0
+        return X
 
     def _binned(self, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None):
         """The training matrix; past `sketch_rows` rows its bins come from a seeded
@@ -236,7 +256,8 @@ class KernelCostModel:
             atomic_write_bytes(directory / name, bytes(booster.save_raw("ubj")))
         meta = {"model": "kernel_xgb", "featurizer_version": FEATURIZER_VERSION,
                 "feature_schema_version": FEATURE_SCHEMA_VERSION, "features": list(FEATURES),
-                "params": self.get_params() | {"quantiles": list(self.quantiles)},
+                "params": self.get_params() | {"quantiles": list(self.quantiles),
+                                               "ignored_features": list(self.ignored_features)},
                 "best_iteration": self.best_iteration_, **metadata}
         atomic_write_bytes(directory / "meta.json", json.dumps(meta, indent=1).encode() + b"\n")
         write_manifest(directory)
@@ -255,6 +276,7 @@ class KernelCostModel:
         assert isinstance(params, dict)
         params = dict(params)
         params["quantiles"] = tuple(params.get("quantiles", (0.1, 0.9)))
+        params["ignored_features"] = tuple(params.get("ignored_features", ()))
         check_value(path, "best_iteration", meta.get("best_iteration"),
                     Rule(int, 1, params.get("n_estimators", 100_000)))
         model = cls(**params)

@@ -33,6 +33,14 @@ vendor, family, model, stepping, ISA extensions, cores, caches, jaxlib; a finger
 recorded before these fields existed cannot show it) reads this machine's calibration
 instead, and the prediction's notes say so; without a calibration here it keeps the
 bundle's spec and the note says that too.
+
+GPUs share one bundle, `bundled/gpu/` (`python -m stablecost.train.gpu_kernels`): a
+kernel model trained over every GPU with public measurements through the hardware
+features, which prices any catalog GPU of a vendor in its data through that chip's own
+spec (`models_for`). It has no step model: the step is the kernel sum, scheduled with
+the communication as the roofline's is. A kernel of a class its data never held
+(`models.coverage`: a TF32 GEMM, a bf16 loop fusion, a sort, ...) keeps its roofline
+time, and the note says which classes and why.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
 from ..hardware.fingerprint import cpu_identity, differences
+from .coverage import uncovered
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
@@ -70,6 +79,8 @@ MIN_STEP_KERNELS = 16
 UNSEEN_SHARE = 0.10
 # the step interval table `python -m stablecost.train.intervals --write` fits
 STEP_INTERVAL_FILE = "step_interval.json"
+# the bundle every GPU without a bundle of its own is priced by
+GPU_BUNDLE = "gpu"
 
 
 def hardware_slug(name: str) -> str:
@@ -92,6 +103,17 @@ class LearnedModels:
     @property
     def floor_s(self) -> float:
         return float(self.kernel_meta.get("floor_s", 0.0))
+
+    @property
+    def coverage(self) -> dict[str, list[str]] | None:
+        """The kernel classes of the training data (`models.coverage`), None when the
+        bundle does not record them (it then prices every kernel)."""
+        table = self.kernel_meta.get("coverage")
+        return table if isinstance(table, dict) else None
+
+    @property
+    def is_gpu_bundle(self) -> bool:
+        return self.kernel_meta.get("hardware_kind") == "gpu"
 
     def machine_differences(self) -> list[str]:
         """How this machine differs from the one the kernel data was measured on
@@ -134,6 +156,9 @@ class LearnedKernels:
     note: str = ""                        # the step GNN's coverage of this program
     calibrated_s: float | None = None     # the step calibration's answer, where it has one
     gnn_s: float | None = None            # the step GNN's answer, where it has one
+    # per kernel: outside the model's training data, priced by the roofline (time_s is
+    # the roofline's, launch overhead included; low_s/high_s equal it)
+    fallback: np.ndarray | None = None
 
 
 @functools.cache
@@ -157,6 +182,18 @@ def available(root: Path | None = None) -> list[str]:
     if not base.is_dir():
         return []
     return sorted(p.name for p in base.iterdir() if (p / "kernel_xgb" / "meta.json").is_file())
+
+
+def models_for(hw: Hardware, root: Path | None = None) -> LearnedModels | None:
+    """The models that price `hw`: its own bundle, else (a GPU) the shared GPU bundle
+    when its data holds chips of `hw`'s vendor; None when neither."""
+    own = load_models(hw.name, root)
+    if own is not None or hw.kind != "gpu":
+        return own
+    shared = load_models(GPU_BUNDLE, root)
+    if shared is None or hw.vendor not in (shared.kernel_meta.get("vendors") or []):
+        return None
+    return shared
 
 
 def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None:
@@ -242,6 +279,8 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
     program = analysis.program
     n = len(kernels)
     time_s, low_s, high_s = np.zeros(n), np.zeros(n), np.zeros(n)
+    fallback: np.ndarray | None = None
+    fallback_note = ""
     chosen = [i for i, k in enumerate(kernels) if k.kind != COLLECTIVE and k.priced]
     if chosen:
         subset = [kernels[i] for i in chosen]
@@ -256,9 +295,22 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
             unique_rl = rl[first]
         predicted = models.kernel.predict(unique_X, unique_rl)
         interval = models.kernel.predict_interval(unique_X, unique_rl)
+        low, high = np.minimum(interval.low_s, predicted), np.maximum(interval.high_s, predicted)
+        table = models.coverage
+        if table is not None:
+            why = [uncovered(subset[i], program, hw, table) for i in first]
+            out = np.array([bool(w) for w in why])
+            if out.any():
+                predicted, low, high = (np.where(out, unique_rl, a) for a in (predicted, low,
+                                                                             high))
+                fallback = np.zeros(n, dtype=bool)
+                fallback[chosen] = out[inverse]
+                counts_all = np.array([k.count for k in kernels])
+                fallback_note = _fallback_note(why, inverse, counts_all[chosen],
+                                               unique_rl[inverse], models)
         time_s[chosen] = predicted[inverse]
-        low_s[chosen] = np.minimum(interval.low_s, predicted)[inverse]
-        high_s[chosen] = np.maximum(interval.high_s, predicted)[inverse]
+        low_s[chosen] = low[inverse]
+        high_s[chosen] = high[inverse]
         X = unique_X[inverse]
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
@@ -291,9 +343,31 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         source = "kernel_sum"
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
-    note = "; ".join(n for n in (spec_note, note) if n)
+    note = "; ".join(n for n in (spec_note, fallback_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
-                          calibrated_s, gnn_s)
+                          calibrated_s, gnn_s, fallback)
+
+
+def _fallback_note(why: list[str], inverse: np.ndarray, counts: np.ndarray,
+                   roofline_s: np.ndarray, models: LearnedModels) -> str:
+    """Which kernels the roofline priced because the model's data has none like them:
+    the reasons, each with its kernel count and share of the (roofline) kernel time."""
+    per_kernel = [why[r] for r in inverse]
+    weights = counts * roofline_s
+    total = max(float(weights.sum()), 1e-30)
+    by_reason: dict[str, list[float]] = {}
+    for reason, c, w in zip(per_kernel, counts, weights):
+        if reason:
+            entry = by_reason.setdefault(reason, [0.0, 0.0])
+            entry[0] += c
+            entry[1] += w
+    ranked = sorted(by_reason.items(), key=lambda kv: -kv[1][1])
+    shown = "; ".join(f"{reason}: {c:g} kernel run(s), {w / total:.0%} of the roofline "
+                      "kernel time" for reason, (c, w) in ranked[:4])
+    more = f"; and {len(ranked) - 4} more class(es)" if len(ranked) > 4 else ""
+    trained = ", ".join(models.kernel_meta.get("chips") or []) or "its training chips"
+    return (f"priced by the roofline, outside the learned kernel model's data (measured on "
+            f"{trained}): {shown}{more}")
 
 
 def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.ndarray,

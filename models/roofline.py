@@ -28,6 +28,10 @@ def kernel_dtypes(kernel: Kernel, program: Program) -> tuple[str, str, str | Non
     vector_dtype = (root.operands[0].dtype if root.opcode in ("reduce", "reduce_window")
                     and root.operands else (root.results[0].dtype if root.results else "f32"))
     if kernel.kind != MATMUL:
+        if kernel.matmul_flops and root.opcode == "custom_call" and root.operands:
+            # a fused kernel on the matrix units (cuDNN flash attention, a Pallas kernel
+            # whose estimate is matmul-bound) multiplies its first operand's type
+            return root.operands[0].dtype, vector_dtype, None
         return "f32", vector_dtype, None
     dot = next(program.ops[i] for i in kernel.ops if program.ops[i].opcode in (
         "dot_general", "dot", "convolution", "dynamic_conv", "chlo.ragged_dot", "cholesky",

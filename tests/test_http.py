@@ -506,7 +506,9 @@ def test_stablecost_serve_process(tmp_path):
             try:
                 status, health = request(url + "/healthz", timeout=5)
                 break
-            except (urllib.error.URLError, ConnectionError):
+            # the socket is bound before the warm-up (imports, the first chip's model):
+            # a request may wait in its backlog until the app is up
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.1)
         assert status == 200 and health["max_request_bytes"] == 512 * 1024

@@ -86,6 +86,25 @@ def test_kernel_model_contract_and_round_trip(tmp_path):
     np.testing.assert_allclose(loaded.predict(X[300:], rl[300:]), pred, rtol=1e-6)
 
 
+def test_ignored_features_are_never_split_on_and_survive_a_round_trip(tmp_path):
+    """Time depends on n_ops alone; with n_ops ignored the trees cannot see it, so the
+    model answers the same whatever n_ops is (the roofline part is the same)."""
+    X, t, rl = _xy()
+    model = KernelCostModel(target="log_ratio", n_estimators=30, max_depth=3,
+                            ignored_features=("n_ops",)).fit(X, t, rl)
+    varied = X.copy()
+    varied[:, FEATURES.index("n_ops")] = 0.0
+    np.testing.assert_array_equal(model.predict(varied, rl), model.predict(X, rl))
+    plain = KernelCostModel(target="log_ratio", n_estimators=30, max_depth=3).fit(X, t, rl)
+    assert not np.array_equal(plain.predict(varied, rl), plain.predict(X, rl))
+    model.save(tmp_path / "m")
+    loaded, meta = KernelCostModel.load(tmp_path / "m")
+    assert meta["params"]["ignored_features"] == ["n_ops"]
+    assert loaded.ignored_features == ("n_ops",)
+    with pytest.raises(ModelError, match="ignored_features n_opz: not features"):
+        KernelCostModel(ignored_features=("n_opz",)).fit(X, t, rl)
+
+
 def test_ratio_target_and_bad_inputs():
     X, t, rl = _xy()
     model = KernelCostModel(target="log_ratio", n_estimators=40).fit(X, t, rl)

@@ -36,9 +36,9 @@ from .neusight import (
     elementwise_work,
     linear,
 )
-from .sdpa import attention, attention_work, visible_pairs
+from .sdpa import attention, attention_work, fused_attention, visible_pairs
 
 __all__ = ["COLLECTIVES", "NEG_INF_F32", "SCALAR_OPERAND", "Work", "attention",
            "attention_work", "bmm", "collective", "collective_bus_bytes", "conv2d",
-           "conv2d_flops", "conv2d_out", "elementwise", "elementwise_work", "gemm", "gemm_work",
-           "linear", "module_text", "nbytes", "tensor_type", "visible_pairs"]
+           "conv2d_flops", "conv2d_out", "elementwise", "elementwise_work", "fused_attention",
+           "gemm", "gemm_work", "linear", "module_text", "nbytes", "tensor_type", "visible_pairs"]

@@ -188,3 +188,40 @@ def attention_work(batch: int, heads: int, kv_heads: int, q_len: int, kv_len: in
     if cache_write and kv_store != compute:
         moved += 2 * nbytes(ks, kv_store)
     return Work(flops, moved)
+
+
+def fused_attention(batch: int, heads: int, kv_heads: int, q_len: int, kv_len: int,
+                    head_dim: int, *, compute: str = "bf16", causal: bool = False,
+                    window: int = 0) -> str:
+    """The same attention as one fused flash-attention kernel, as XLA:GPU runs
+    `jax.nn.dot_product_attention(..., implementation="cudnn")`: a `__cudnn$fmhaSoftmax`
+    custom call on q `[b, q_len, heads, d]`, k and v `[b, kv_len, kv_heads, d]` (jax's
+    BTNH layout), returning o `[b, heads, q_len, d]` and cuDNN's empty workspace. Its
+    backend config carries what the cost rule reads (`featurize.attributes`): the score
+    shape `[b, heads, q_len, kv_len]`, the mask (`CAUSAL`: cuDNN's top-left aligned
+    mask, exact here where q_len == kv_len; decode's single query sees every key, so
+    `causal` with q_len == 1 is `NO_MASK`) and the sliding window.
+
+    Example (a 2-token causal prefill, one head of 4): the score shape is [1, 1, 2, 2]
+    and the cost rule counts 3 visible (query, key) pairs."""
+    if heads % kv_heads:
+        raise ValueError(f"heads={heads} is not a multiple of kv_heads={kv_heads}")
+    if causal and q_len not in (1, kv_len):
+        raise ValueError(f"causal fused attention needs q_len == kv_len (or 1), got "
+                         f"q_len={q_len}, kv_len={kv_len}: cuDNN's mask is top-left aligned")
+    mask = "CAUSAL" if causal and q_len > 1 else "NO_MASK"
+    reach = window if causal and 0 < window < kv_len else 0
+    q_t = f"tensor<{batch}x{q_len}x{heads}x{head_dim}x{compute}>"
+    k_t = f"tensor<{batch}x{kv_len}x{kv_heads}x{head_dim}x{compute}>"
+    o_t = f"tensor<{batch}x{heads}x{q_len}x{head_dim}x{compute}>"
+    config = (
+        '{"operation_queue_id": "0", "cudnn_fmha_backend_config": {'
+        f'"fmha_scale": {1.0 / math.sqrt(head_dim):.9e}, "intermediate_tensor_shape": '
+        f'{{"element_type": "{compute.upper()}", "dimensions": ["{batch}", "{heads}", '
+        f'"{q_len}", "{kv_len}"]}}, "is_flash_attention": true, "mask_type": "{mask}", '
+        f'"dropout_rate": 0.0, "sliding_window_length": {reach}}}}}')
+    escaped = config.replace('"', "\\22")
+    body = [f"%0:2 = stablehlo.custom_call @__cudnn$fmhaSoftmax(%arg0, %arg1, %arg2) "
+            f'{{api_version = 2 : i32, backend_config = "{escaped}"}} : '
+            f"({q_t}, {k_t}, {k_t}) -> ({o_t}, tensor<0xui8>)"]
+    return module_text("fused_attention", [q_t, k_t, k_t], [o_t], body, ["%0#0"])

@@ -52,8 +52,10 @@ def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kern
     durations: list[float] = []
     has_compute = not all(entry.is_collective)
     overhead_s = estimate.floor_s if has_compute else 0.0
+    fell_back = estimate.analytical_kernels
     for i, (kernel, t) in enumerate(zip(analysis.kernels, roofline)):
-        priced_by_model = not entry.is_collective[i] and not estimate.analytical
+        priced_by_model = not entry.is_collective[i] and not estimate.analytical and not (
+            fell_back is not None and fell_back[i])
         time_s = float(estimate.time_s[i]) if priced_by_model else t.time_s
         low = high = None
         if priced_by_model and estimate.low_s is not None and estimate.high_s is not None:
