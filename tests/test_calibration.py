@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from specs import gpu_spec
 
 from stablecost.datasets import importers, store
 from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
@@ -216,24 +217,12 @@ def test_calibrated_topology_uses_the_catalog_values():
 
 
 def test_calibrated_table_is_validated():
-    spec = {"name": "x", "vendor": "x", "kind": "gpu",
-            "compute": {"matmul_flops_per_s": {"f32": 1e12, "bf16": 1e12, "f16": 1e12},
-                        "vector_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
-                        "transcendentals_per_s": 1e10, "f32_matmul_as": "f32"},
-            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e11},
-            "kernel": {"launch_overhead_s": 1e-6},
-            "interconnect": {"chips_per_node": 8, "topology": "nvswitch",
-                             "intra_node_bandwidth_bytes_per_s": 1e11,
-                             "intra_node_latency_s": 1e-6,
-                             "inter_node_bandwidth_bytes_per_s": 1e10,
-                             "inter_node_latency_s": 1e-5,
-                             "calibrated": {"intra_node_bandwidth_bytes_per_s": 8e10,
-                                            "intra_node_latency_s": 1e-6,
-                                            "collective_overhead_s": 5e-6,
-                                            "all_gather": {
-                                                "intra_node_bandwidth_bytes_per_s": 7e10,
-                                                "intra_node_latency_s": 2e-6,
-                                                "collective_overhead_s": 4e-6}}}}
+    spec = gpu_spec({"intra_node_bandwidth_bytes_per_s": 8e10, "intra_node_latency_s": 1e-6,
+                     "collective_overhead_s": 5e-6,
+                     "all_gather": {"intra_node_bandwidth_bytes_per_s": 7e10,
+                                    "intra_node_latency_s": 2e-6,
+                                    "collective_overhead_s": 4e-6}},
+                    intra_bandwidth=1e11, inter_bandwidth=1e10, inter_latency=1e-5)
     hw = parse_spec(spec, "x.toml")
     assert hw.calibrated_links.for_kind("all_gather").intra_node_bandwidth_bytes_per_s == 7e10
     spec["interconnect"]["calibrated"]["colour"] = 1

@@ -6,6 +6,7 @@ from pathlib import Path
 import jax
 import pytest
 from programs import FLOP_PROGRAMS
+from specs import SOFTMAX
 
 import stablecost
 
@@ -40,17 +41,7 @@ def test_reduction_is_a_root_and_its_consumer_a_new_kernel():
     # exp -> reduce (input fusion) ; divide by the sum is a second kernel that
     # re-reads exp's input (exp duplicated? no: exp has two consumer kernels, so it
     # is its own kernel) -> 3 kernels: exp, reduce, divide.
-    text = """
-func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %e = stablehlo.exponential %x : tensor<8x128xf32>
-  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
-  %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
-  %d = stablehlo.divide %e, %b : tensor<8x128xf32>
-  return %d : tensor<8x128xf32>
-}
-"""
-    a = stablecost.analyze(text)
+    a = stablecost.analyze(SOFTMAX)
     kinds = sorted(k.kind for k in a.kernels)
     assert kinds == ["loop", "loop", "reduction"]
     reduction = next(k for k in a.kernels if k.kind == "reduction")

@@ -2,6 +2,7 @@
 of XLA:GPU-style sibling and producer-into-consumer merges, and which chips get them."""
 
 import pytest
+from specs import SOFTMAX
 
 import stablecost
 from stablecost.featurize.analysis import for_chip_kind
@@ -109,18 +110,6 @@ func.func @main(%x: tensor<16x32xf32>) -> tensor<32xf32> {
         assert _total(kernels) == 4616
 
 
-# Softmax of x: f32[8,128] (4096 B): exp(x) is read by the row sum and by the division,
-# which needs the sum.
-SOFTMAX = """
-func.func @main(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
-  %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %e = stablehlo.exponential %x : tensor<8x128xf32>
-  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x128xf32>, tensor<f32>) -> tensor<8xf32>
-  %b = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<8xf32>) -> tensor<8x128xf32>
-  %d = stablehlo.divide %e, %b : tensor<8x128xf32>
-  return %d : tensor<8x128xf32>
-}
-"""
 
 
 def test_producer_shared_by_a_reduction_and_an_elementwise_consumer():

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from specs import gpu_spec
 
 import stablecost
 from stablecost.errors import HardwareSpecError, InvalidArgumentError
@@ -209,21 +210,8 @@ def test_ape_statistics():
 def _spec(**calibrated_all_reduce):
     table = {"intra_node_bandwidth_bytes_per_s": 3e11, "intra_node_latency_s": 1e-7,
              "collective_overhead_s": 5e-6, **calibrated_all_reduce}
-    return {"name": "x", "vendor": "x", "kind": "gpu",
-            "compute": {"matmul_flops_per_s": {"f32": 1e12, "bf16": 1e12, "f16": 1e12},
-                        "vector_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
-                        "transcendentals_per_s": 1e10, "f32_matmul_as": "f32"},
-            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e11},
-            "kernel": {"launch_overhead_s": 1e-6},
-            "interconnect": {"chips_per_node": 8, "topology": "nvswitch",
-                             "intra_node_bandwidth_bytes_per_s": 4.5e11,
-                             "intra_node_latency_s": 1e-6,
-                             "inter_node_bandwidth_bytes_per_s": 5e10,
-                             "inter_node_latency_s": 5e-6,
-                             "calibrated": {"intra_node_bandwidth_bytes_per_s": 3e11,
-                                            "intra_node_latency_s": 1e-6,
-                                            "collective_overhead_s": 5e-6,
-                                            "all_reduce": table}}}
+    return gpu_spec({"intra_node_bandwidth_bytes_per_s": 3e11, "intra_node_latency_s": 1e-6,
+                     "collective_overhead_s": 5e-6, "all_reduce": table})
 
 
 def test_protocol_arrays_in_the_chip_file_are_validated():
