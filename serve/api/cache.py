@@ -12,6 +12,7 @@ Concurrent misses on one key load the program once (single flight, `LRUCache`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -46,13 +47,27 @@ class PreparedProgram:
         # weak: the entry belongs to the caller's own Analysis and must not keep it alive
         self._analysis = weakref.ref(analysis) if weak else (lambda: analysis)
         program = analysis.program
-        self.dependencies, self.order = kernel_graph(program, analysis.kernels)
         self.is_collective = [k.kind == COLLECTIVE for k in analysis.kernels]
         self.has_collectives = any(self.is_collective)
         self.devices = devices_used(program)
         self.mesh = dict(program.mesh) if program.mesh else None
         self.memo: dict[Any, Any] = {}
         self._memory: MemoryEstimate | None = None
+
+    @functools.cached_property
+    def _graph(self) -> tuple[list[tuple[int, ...]], list[int]]:
+        analysis = self.analysis
+        return kernel_graph(analysis.program, analysis.kernels)
+
+    @property
+    def dependencies(self) -> list[tuple[int, ...]]:
+        """For each kernel the kernels whose results it reads (built on first use: a
+        GPU's entry prices other kernels than the program's own, `for_chip`)."""
+        return self._graph[0]
+
+    @property
+    def order(self) -> list[int]:
+        return self._graph[1]
 
     @property
     def memory(self) -> MemoryEstimate:
