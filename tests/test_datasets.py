@@ -531,3 +531,19 @@ def test_shipped_machines_each_in_their_own_root():
     assert not report.problems and report.checksums and report.rows == 2115
     kinds = set(store.read_frame(second, columns=["kind"])["kind"])
     assert kinds == {"kernel", "program"}
+
+
+def test_collection_needs_neither_mlflow_nor_xgboost_nor_torch(tmp_path):
+    # A GPU machine's own Python (3.12, jax + CUDA, numpy, pandas, pyarrow, rich) has no
+    # MLflow or XGBoost: collecting there runs from the checkout, so the collector's
+    # import graph must not reach them (README, "Collecting on a GPU machine").
+    probe = ("import sys; from stablecost.serve.cli import main; "
+             "code = main(sys.argv[1:]); "
+             "print(sorted(m for m in ('mlflow', 'xgboost', 'torch', 'torch_geometric', "
+             "'fastapi', 'sklearn') if m in sys.modules)); sys.exit(code)")
+    for kind, limit in (("kernels", "3"), ("programs", "1")):
+        done = subprocess.run([sys.executable, "-c", probe, "collect", kind, "--out",
+                               str(tmp_path / "d"), "--max-samples", limit],
+                              env=_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert done.stdout.strip().splitlines()[-1] == "[]", kind
