@@ -12,6 +12,7 @@ Every budget has a default and an environment variable that overrides it:
 | depth of inlined function calls | 256 | STABLECOST_MAX_CALL_DEPTH |
 | ops after inlining calls | 1,000,000 | STABLECOST_MAX_OPS |
 | seconds to read MLIR bytecode (in a child process) | 60 | STABLECOST_MAX_PARSE_SECONDS |
+| seconds of XLA's SPMD partitioner (in a child process) | 600 | STABLECOST_MAX_PARTITION_SECONDS |
 
 A walk nested about 500 deep exceeds Python's recursion limit, and the parser itself
 crashed on 3,500 nested whiles: 256 keeps both far away, and real programs nest a few
@@ -31,7 +32,8 @@ _DEFAULTS = {"STABLECOST_MAX_PROGRAM_BYTES": 512 * 1024 * 1024,
              "STABLECOST_MAX_NESTING": 256,
              "STABLECOST_MAX_CALL_DEPTH": 256,
              "STABLECOST_MAX_OPS": 1_000_000,
-             "STABLECOST_MAX_PARSE_SECONDS": 60}
+             "STABLECOST_MAX_PARSE_SECONDS": 60,
+             "STABLECOST_MAX_PARTITION_SECONDS": 600}
 
 # a quoted MLIR string: "..." with backslash escapes
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

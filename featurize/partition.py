@@ -34,6 +34,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidArgumentError, PartitionError
+from .limits import budget
 
 Mesh = tuple[tuple[str, int], ...]
 
@@ -403,6 +404,7 @@ def _partition_in_child(bytecode: bytes, n: int, shardy: bool, work: str,
             proc.stdin.close()
         except OSError:                # it died before its request
             return _NO_CHILD
+        deadline = time.monotonic() + budget("STABLECOST_MAX_PARTITION_SECONDS")
         while True:
             if any(later in name for name in os.listdir(dump) for later in _LATER_DUMPS):
                 return None
@@ -411,6 +413,9 @@ def _partition_in_child(bytecode: bytes, n: int, shardy: bool, work: str,
                 if code == 0:
                     return None
                 return _child_error(errors, code)
+            if time.monotonic() > deadline:
+                return (f"stopped after {budget('STABLECOST_MAX_PARTITION_SECONDS')} s "
+                        "(STABLECOST_MAX_PARTITION_SECONDS)")
             time.sleep(_POLL_S)
     finally:
         if proc.poll() is None:

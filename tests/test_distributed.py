@@ -605,3 +605,22 @@ def test_partitions_are_cached_on_disk_by_content_and_mesh(mlp_annotated_text, m
     entry.write_bytes(b"{not json\n")
     with pytest.raises(AssertionError, match="partitioned again"):
         stablecost.load_program(mlp_annotated_text, mesh=MESH)
+
+
+def test_a_partitioner_that_does_not_finish_is_stopped_at_its_budget(mlp_annotated_text,
+                                                                     monkeypatch):
+    from stablecost.errors import PartitionError
+    from stablecost.featurize import partition
+
+    def stuck_child():   # reads its request, then neither dumps nor exits
+        return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+
+    partition._stop_idle_child()
+    monkeypatch.setattr(partition, "_spawn_child", stuck_child)
+    monkeypatch.setenv("STABLECOST_CACHE_DIR", "off")
+    monkeypatch.setenv("STABLECOST_MAX_PARTITION_SECONDS", "1")
+    with pytest.raises(PartitionError, match=r"stopped after 1 s "
+                                             r"\(STABLECOST_MAX_PARTITION_SECONDS\)"):
+        stablecost.load_program(mlp_annotated_text, mesh=MESH)
+    partition._stop_idle_child()
