@@ -624,3 +624,48 @@ def test_a_partitioner_that_does_not_finish_is_stopped_at_its_budget(mlp_annotat
                                              r"\(STABLECOST_MAX_PARTITION_SECONDS\)"):
         stablecost.load_program(mlp_annotated_text, mesh=MESH)
     partition._stop_idle_child()
+
+
+def _all_reduce(value: str, n: int, out: str) -> str:
+    t = f"tensor<{n}xf32>"
+    return f"""  {out} = "stablehlo.all_reduce"({value}) ({{
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }}) {{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+      use_global_device_ids}} : ({t}) -> {t}
+"""
+
+
+def _combinable(n: int) -> str:
+    t = f"tensor<{n}xf32>"
+    body = (_all_reduce("%a", n, "%0") + _all_reduce("%b", n, "%1")
+            + _all_reduce("%c", n, "%2") + _all_reduce("%0", n, "%3"))
+    return f"""
+module attributes {{mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}} {{
+func.func @main(%a: {t}, %b: {t}, %c: {t}) -> ({t}, {t}, {t}) {{
+{body}  return %1, %2, %3 : {t}, {t}, {t}
+}}
+}}
+"""
+
+
+def test_independent_all_reduces_are_priced_as_xlas_combiner_merges_them():
+    # Three independent 256 KiB all_reduces over 4 devices become one 768 KiB op, its
+    # time shared by bytes; the fourth reduces the first's result, so it waits for it and
+    # is an op of its own.
+    topology = topology_for("H100-SXM", 4)
+    p = stablecost.predict(_combinable(65536), "H100-SXM", topology=topology)
+    rows = sorted(p.collectives, key=lambda c: c.kernel)
+    combined = collective_time("all_reduce", 3 * 2 ** 18, (0, 1, 2, 3), topology).time_s
+    alone = collective_time("all_reduce", 2 ** 18, (0, 1, 2, 3), topology).time_s
+    assert [r.time_s for r in rows[:3]] == pytest.approx([combined / 3] * 3)
+    assert rows[3].time_s == pytest.approx(alone)
+    assert combined < 3 * alone
+    assert any("3 all_reduces priced as the 1 combined" in n for n in p.notes)
+    # 20 MiB each: two would pass XLA's 30 MiB threshold, so none is combined
+    big = stablecost.predict(_combinable(5 * 2 ** 20), "H100-SXM", topology=topology)
+    each = collective_time("all_reduce", 20 * 2 ** 20, (0, 1, 2, 3), topology).time_s
+    assert [c.time_s for c in big.collectives] == pytest.approx([each] * 4)
+    assert not any("combined" in n for n in big.notes)
