@@ -12,6 +12,7 @@ import dataclasses
 from typing import NamedTuple
 
 from ...errors import InvalidArgumentError
+from ...featurize.gcpause import gc_paused
 from ...featurize.program import FEATURIZER_VERSION
 from ...hardware import Hardware
 from ...models.comm.combine import combine_all_reduces
@@ -44,6 +45,7 @@ def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kerne
                           lambda: _kernel_rows(entry, hw, model))
 
 
+@gc_paused   # a row per kernel: a program's worth of small objects, as loading makes
 def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
     analysis = entry.analysis
     program = analysis.program
