@@ -41,11 +41,13 @@ class KernelRows(NamedTuple):
 
 
 def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
+    # A row per kernel is a program's worth of small objects, built with the cyclic
+    # collector paused as loading is; not while the measured fidelity times the program.
+    build = _kernel_rows if model.name == "measured" else _kernel_rows_paused
     return entry.memoized(("kernels", hardware_key(hw), model.name),
-                          lambda: _kernel_rows(entry, hw, model))
+                          lambda: build(entry, hw, model))
 
 
-@gc_paused   # a row per kernel: a program's worth of small objects, as loading makes
 def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
     analysis = entry.analysis
     program = analysis.program
@@ -77,6 +79,9 @@ def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kern
     return KernelRows(tuple(rows), tuple(durations), overhead_s, estimate.note, estimate.model,
                       estimate.step_low_s, estimate.step_high_s,
                       estimate.communication_included)
+
+
+_kernel_rows_paused = gc_paused(_kernel_rows)
 
 
 def _fit_to_step(durations: list[float], is_collective: list[bool], estimate: KernelEstimate
