@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArgumentError, MeasurementError, UnknownHardwareError
+from ...featurize.gcpause import gc_paused
 from ...hardware import Hardware, get_hardware
 from ...models import cost_model
 from ...models.comm.topology import Topology
@@ -65,7 +66,19 @@ def resolve_hardware(hardware: str | Hardware, fidelity: str) -> Hardware:
 def predict_prepared(entry: PreparedProgram, hw: Hardware, fidelity: str,
                      topology: str | Topology | None, overlap: bool) -> Prediction:
     """Resolve auto / all into cost models and predict a prepared program (its kernels
-    as the chip's XLA backend fuses them)."""
+    as the chip's XLA backend fuses them).
+
+    A first prediction of a program builds a program's worth of small objects (its
+    kernel graph, liveness, a row per kernel): it runs with the cyclic collector paused,
+    as loading does (`featurize.gcpause`), except where a fidelity times the program on
+    this machine, which it does with the collector as it is."""
+    if fidelity in ("measured", ALL_MEASURED):
+        return _predict_prepared(entry, hw, fidelity, topology, overlap)
+    return _predict_prepared_paused(entry, hw, fidelity, topology, overlap)
+
+
+def _predict_prepared(entry: PreparedProgram, hw: Hardware, fidelity: str,
+                      topology: str | Topology | None, overlap: bool) -> Prediction:
     entry = entry.for_chip(hw)
     if fidelity not in ("auto", "all", ALL_MEASURED):
         return predict_step(entry, hw, cost_model.get(fidelity), topology, overlap)
@@ -100,6 +113,9 @@ def predict_prepared(entry: PreparedProgram, hw: Hardware, fidelity: str,
             "calibrate` measures this one)")
     result = predict_step(entry, hw, chosen, topology, overlap, tuple(notes))
     return dataclasses.replace(result, by_fidelity=by_fidelity)
+
+
+_predict_prepared_paused = gc_paused(_predict_prepared)
 
 
 def _is_bundled_spec(hw: Hardware) -> bool:

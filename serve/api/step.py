@@ -12,7 +12,6 @@ import dataclasses
 from typing import NamedTuple
 
 from ...errors import InvalidArgumentError
-from ...featurize.gcpause import gc_paused
 from ...featurize.program import FEATURIZER_VERSION
 from ...hardware import Hardware
 from ...models.comm.combine import combine_all_reduces
@@ -41,11 +40,8 @@ class KernelRows(NamedTuple):
 
 
 def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
-    # A row per kernel is a program's worth of small objects, built with the cyclic
-    # collector paused as loading is; not while the measured fidelity times the program.
-    build = _kernel_rows if model.name == "measured" else _kernel_rows_paused
     return entry.memoized(("kernels", hardware_key(hw), model.name),
-                          lambda: build(entry, hw, model))
+                          lambda: _kernel_rows(entry, hw, model))
 
 
 def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
@@ -80,8 +76,6 @@ def _kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> Kern
                       estimate.step_low_s, estimate.step_high_s,
                       estimate.communication_included)
 
-
-_kernel_rows_paused = gc_paused(_kernel_rows)
 
 
 def _fit_to_step(durations: list[float], is_collective: list[bool], estimate: KernelEstimate
