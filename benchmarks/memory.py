@@ -14,9 +14,10 @@ are then one device's, and ours are those of the program partitioned for the sam
 
 The comparable quantity is what XLA allocates for the step: arguments + outputs -
 aliased + temporaries (XLA:CPU's `peak_memory_in_bytes` is arguments + outputs alone,
-without the temporaries, so it is not used). Ours does not depend on the chip (it reads
-only the kernels and their order); the prediction is made for H100-SXM, which every
-checkout has. Prints a Markdown table in MiB.
+without the temporaries, so it is not used). Ours reads only the kernels and their
+order, so it depends on the chip only through its kind: GPU and TPU kernels are merged
+by multi-output fusion, XLA:CPU's are not. The prediction is made for host-cpu with the
+roofline, the kernels XLA:CPU runs. Prints a Markdown table in MiB.
 """
 
 from __future__ import annotations
@@ -51,28 +52,23 @@ def _xla_row(stats) -> dict[str, float]:
 
 
 def _ours(program, mesh=None) -> float:
-    p = stablecost.predict(program, "H100-SXM", fidelity="roofline", mesh=mesh)
+    p = stablecost.predict(program, "host-cpu", fidelity="roofline", mesh=mesh)
     return p.peak_memory_bytes
 
 
 def from_mlir(path: Path, f32: bool = False) -> tuple[dict[str, float], float]:
     """An example .mlir compiled for one CPU device by the client, as jax does (with
     `f32`, every bf16 made f32 first)."""
-    from jax._src import compiler
-    from jax._src.lib import xla_client
-
     from stablecost.featurize.mlir import parse_module
     from stablecost.featurize.partition import module_bytecode
+    from stablecost.featurize.xla_compile import compile_stablehlo
 
     text = path.read_text()
     if f32:
         text = text.replace("bf16", "f32")
     device = jax.devices("cpu")[0]
-    client = device.client
-    options = compiler.get_compile_options(num_replicas=1, num_partitions=1,
-                                           device_assignment=[[device.id]], backend=client)
-    executable = client.compile_and_load(module_bytecode(parse_module(text, path.name)),
-                                         xla_client.DeviceList((device,)), options)
+    executable = compile_stablehlo(device.client, [device],
+                                   module_bytecode(parse_module(text, path.name)))
     return _xla_row(executable.get_compiled_memory_stats()), _ours(text)
 
 

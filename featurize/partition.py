@@ -437,20 +437,12 @@ def _child_error(path: str, code: int) -> str:
 
 def _partition_here(bytecode: bytes, n: int, shardy: bool, dump: str) -> str | None:
     """Partition in this process (the whole compilation runs); None or XLA's error."""
-    from jax._src import compiler
-    from jax._src.lib import xla_client
+    from .xla_compile import compile_stablehlo
 
     client = _cpu_client(n)
-    devices = client.devices()[:n]
-    options = compiler.get_compile_options(
-        num_replicas=1, num_partitions=n, device_assignment=[[d.id for d in devices]],
-        backend=client)
-    build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = shardy
-    options.env_option_overrides = [("xla_dump_to", dump), *_DUMP_OPTIONS]
     try:
-        client.compile_and_load(bytecode, xla_client.DeviceList(tuple(devices)), options)
+        compile_stablehlo(client, client.devices()[:n], bytecode, spmd=True, shardy=shardy,
+                          overrides=[("xla_dump_to", dump), *_DUMP_OPTIONS])
     except Exception as exc:  # JaxRuntimeError: XLA rejected the program
         text = str(exc).strip()
         return text.splitlines()[0] if text else type(exc).__name__

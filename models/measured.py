@@ -189,12 +189,11 @@ def _first_line(exc: BaseException) -> str:
 
 def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingStats:
     import jax
-    from jax._src import compiler
-    from jax._src.lib import xla_client
     from jax._src.sharding_impls import GSPMDSharding
 
     from ..featurize.mlir import parse_module
     from ..featurize.partition import module_bytecode, module_meshes
+    from ..featurize.xla_compile import compile_stablehlo
 
     label = program.source
     module = parse_module(data, label)
@@ -202,17 +201,11 @@ def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingS
     if devices > 1:
         _check_module(module, program)
     chosen = jax.devices()[:devices]
-    client = chosen[0].client
-    options = compiler.get_compile_options(
-        num_replicas=1, num_partitions=devices,
-        device_assignment=[[d.id for d in chosen]], backend=client)
-    if devices > 1:   # the module's shardings (or shard_map bodies) split it, as in jax
-        options.executable_build_options.use_spmd_partitioning = True
-        options.executable_build_options.use_shardy_partitioner = bool(module_meshes(module))
     where = f"the local {here.backend} backend ({here.device_name})"
     try:
-        executable = client.compile_and_load(module_bytecode(module),
-                                             xla_client.DeviceList(tuple(chosen)), options)
+        # several devices: the module's shardings (or shard_map bodies) split it, as in jax
+        executable = compile_stablehlo(chosen[0].client, chosen, module_bytecode(module),
+                                       spmd=devices > 1, shardy=bool(module_meshes(module)))
         try:
             args = random_args(specs, np.random.default_rng(0))
         except ValueError as exc:   # an element type with no random draw (quantized, ...)

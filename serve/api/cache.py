@@ -24,7 +24,6 @@ from typing import Any, Callable, Mapping, Sequence
 from ...errors import InvalidArgumentError
 from ...featurize.analysis import MULTI_OUTPUT_KINDS, Analysis, analyze, for_chip_kind
 from ...featurize.fusion import COLLECTIVE
-from ...featurize.gcpause import gc_paused
 from ...featurize.options import LoadOptions, load_options, options_kwargs
 from ...featurize.partition import Mesh, parse_mesh
 from ...featurize.program import FEATURIZER_VERSION, Program
@@ -37,14 +36,6 @@ from .lru import LRUCache
 PROGRAM_FORMS = ("a .mlir, .mlirbc or .pt2 path, MLIR text, bytes, a Program or Analysis, "
                  "a JAX function, or a torch.nn.Module")
 MEMO_LIMIT = 512   # per program: results memoized per (chip, fidelity, topology, ...)
-
-
-@gc_paused
-def _built(build: Callable[..., Any], *args: Any) -> Any:
-    """`build(*args)` with the cyclic collector paused: the kernel graph and the liveness
-    walk allocate a program's worth of small objects, as loading does
-    (`featurize.gcpause`)."""
-    return build(*args)
 
 
 class PreparedProgram:
@@ -66,7 +57,7 @@ class PreparedProgram:
     @functools.cached_property
     def _graph(self) -> tuple[list[tuple[int, ...]], list[int]]:
         analysis = self.analysis
-        return _built(kernel_graph, analysis.program, analysis.kernels)
+        return kernel_graph(analysis.program, analysis.kernels)
 
     @property
     def dependencies(self) -> list[tuple[int, ...]]:
@@ -83,9 +74,8 @@ class PreparedProgram:
         """The step's peak memory on one device (computed on first use)."""
         if self._memory is None:
             analysis = self.analysis
-            self._memory = analysis.derived("peak memory", lambda: _built(
-                peak_memory, analysis.program, analysis.kernels, self.order,
-                self.dependencies))
+            self._memory = analysis.derived("peak memory", lambda: peak_memory(
+                analysis.program, analysis.kernels, self.order, self.dependencies))
         return self._memory
 
     @property
