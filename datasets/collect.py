@@ -53,6 +53,8 @@ class Sample:
     dtype: str
     group_id: str
     params: dict[str, Any]
+    # the sample's StableHLO when it is not rebuilt from a generator (outlined kernels)
+    stablehlo: str | None = field(default=None, repr=False)
 
     @property
     def sample_id(self) -> str:
@@ -195,14 +197,31 @@ def open_dataset(out: str | Path, machine: Machine) -> DatasetWriter:
 
 def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
             max_samples: int | None = None, families: list[str] | None = None, seed: int = 0,
-            flush_caches: bool = False, progress: "Progress | None" = None) -> CollectSummary:
+            flush_caches: bool = False, progress: "Progress | None" = None,
+            from_programs: str | Path | None = None) -> CollectSummary:
     """Measure samples of `kind` ("kernel" or "program") into `out`.
 
     The sweep is the sequence of samples drawn from `seed`; it ends after its first
     `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
     of the zoo. Samples already in the dataset are skipped, so running the same command
-    again completes an interrupted sweep."""
-    chosen = check_sweep(kind, budget_minutes, families)
+    again completes an interrupted sweep. `from_programs` (kernels only): the sweep is
+    the kernels of the program rows under that path instead (`datasets.outlined`;
+    `families` then names program families)."""
+    if from_programs is not None:
+        from .outlined import measure_outlined, outlined_samples, program_rows
+
+        if kind != "kernel":
+            raise InvalidArgumentError("--from-programs outlines the kernels of programs: "
+                                       "use it with `collect kernels`")
+        check_sweep(kind, budget_minutes, None)
+        chosen = tuple(families or ())
+        program_rows(from_programs, chosen)    # a path or family that is wrong: now
+        samples: Iterable[Sample] = outlined_samples(from_programs, chosen)
+        timing: Measure = measure_outlined
+    else:
+        chosen = check_sweep(kind, budget_minutes, families)
+        samples = sweep(kind, seed, chosen)
+        timing = measure_sample
     machine = local_machine()
     flush = CacheEvictor() if flush_caches and machine.backend == "cpu" else None
     budget_s = budget_minutes * 60.0 if budget_minutes is not None else None
@@ -212,9 +231,9 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     summary = CollectSummary(dataset=writer.path, kind=kind)
     start = time.perf_counter()
     try:
-        measure_into(writer, machine, itertools.islice(sweep(kind, seed, chosen), max_samples),
+        measure_into(writer, machine, itertools.islice(samples, max_samples),
                      summary, budget_s=budget_s, rng=np.random.default_rng(seed), flush=flush,
-                     progress=progress)
+                     progress=progress, measure=timing)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:

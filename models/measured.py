@@ -34,7 +34,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -43,7 +43,14 @@ from ..featurize.analysis import Analysis
 from ..featurize.program import Program
 from ..hardware import Hardware
 from ..hardware.fingerprint import Machine, fingerprint_id, local_machine
-from ..hardware.timing import PROGRAM_TIMING, TimingStats, measure, random_args
+from ..hardware.timing import (
+    KERNEL_TIMING,
+    PROGRAM_TIMING,
+    TimingSettings,
+    TimingStats,
+    measure,
+    random_args,
+)
 from .roofline import KernelTime
 
 MAX_CACHED = 4096
@@ -129,7 +136,8 @@ def measure_program(program: Program) -> Measurement:
             on = f"{here.device_name} ({here.backend})" if devices == 1 else \
                 f"{devices} x {here.device_name} ({here.backend})"
             try:
-                found = Measurement(_time(data, program, devices, here), on, ident)
+                found = Measurement(_time(data, label, devices, here, program=program), on,
+                                    ident)
             except MeasurementError as exc:
                 found = exc
             if len(_cache) >= MAX_CACHED:
@@ -187,7 +195,16 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else type(exc).__name__)[:300]
 
 
-def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingStats:
+def time_stablehlo(data: bytes, label: str, *, settings: TimingSettings = KERNEL_TIMING,
+                   flush: Callable[[], None] | None = None) -> TimingStats:
+    """Time a one-device StableHLO module (text or bytecode) here by `settings`: how
+    `collect kernels --from-programs` times the kernels it outlines."""
+    return _time(data, label, 1, machine(), settings=settings, flush=flush)
+
+
+def _time(data: bytes, label: str, devices: int, here: Machine, *,
+          program: Program | None = None, settings: TimingSettings = PROGRAM_TIMING,
+          flush: Callable[[], None] | None = None) -> TimingStats:
     import jax
     from jax._src.sharding_impls import GSPMDSharding
 
@@ -195,10 +212,9 @@ def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingS
     from ..featurize.partition import module_bytecode, module_meshes
     from ..featurize.xla_compile import compile_stablehlo
 
-    label = program.source
     module = parse_module(data, label)
     specs = entry_arguments(module, label)
-    if devices > 1:
+    if devices > 1 and program is not None:
         _check_module(module, program)
     chosen = jax.devices()[:devices]
     where = f"the local {here.backend} backend ({here.device_name})"
@@ -224,7 +240,7 @@ def _time(data: bytes, program: Program, devices: int, here: Machine) -> TimingS
             executable.execute_sharded(args).disassemble_into_single_device_arrays())
 
     try:
-        return measure(call, **PROGRAM_TIMING)
+        return measure(call, flush=flush, **settings)
     except Exception as exc:  # noqa: BLE001 - the run failed (out of memory, ...)
         raise MeasurementError(f"{label}: failed to run on {where}: "
                                f"{_first_line(exc)}") from None

@@ -3,6 +3,7 @@
     stablecost collect kernels|programs [--out DIR] [--budget-minutes N] [--max-samples N]
                                         [--families A,B] [--seed S] [--flush-caches]
                                         [--ray [ADDRESS]] [--hosts-dir DIR]
+    stablecost collect kernels --from-programs PATH [--out DIR] [--families A,B] ...
     stablecost dataset info|validate|split|noise PATH
     stablecost dataset validate PATH [--parse] [--write-manifest]
     stablecost import aiconfigurator|neusight PATH [--out DIR]
@@ -42,6 +43,11 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     collect.add_argument("--families", default=None,
                          help="comma-separated op/model families (default: all)")
     collect.add_argument("--seed", type=int, default=0, help="sweep seed (default 0)")
+    collect.add_argument("--from-programs", default=None, metavar="PATH",
+                         help="kernels: time the fused kernels of the program rows of the "
+                              "dataset(s) under PATH, each distinct kernel once, instead of "
+                              "the kernel templates (--families then names program "
+                              "families; default budget: all of them)")
     collect.add_argument("--flush-caches", action="store_true",
                          help="evict CPU caches before every timed call (cold timings)")
     collect.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
@@ -112,8 +118,11 @@ def _collect(args: argparse.Namespace) -> int:
     checks.output_dir(args.out, "--out")
     kind = "kernel" if args.what == "kernels" else "program"
     budget = args.budget_minutes
-    if budget is None and kind == "kernel" and args.max_samples is None:
+    if budget is None and kind == "kernel" and args.max_samples is None \
+            and args.from_programs is None:
         budget = 10.0
+    if args.from_programs is not None and args.ray is not None:
+        raise InvalidArgumentError("--from-programs runs on this machine only; leave out --ray")
     if args.hosts_dir is not None and args.ray is None:
         raise InvalidArgumentError("--hosts-dir is where the hosts of a --ray fleet keep their "
                                    "datasets; give --ray too, or leave it out")
@@ -123,8 +132,9 @@ def _collect(args: argparse.Namespace) -> int:
 
         run = functools.partial(collect_fleet, address=args.ray or None,
                                 hosts_dir=args.hosts_dir)
+    extra = {} if args.from_programs is None else {"from_programs": args.from_programs}
     summary = run(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
-                  families=families, seed=args.seed, flush_caches=args.flush_caches)
+                  families=families, seed=args.seed, flush_caches=args.flush_caches, **extra)
     for warning in summary.warnings:
         _warn(warning)
     from rich.table import Table
