@@ -34,6 +34,7 @@ import pandas as pd
 from _common import ROOT, commit, today
 
 COLUMNS = ("bundle", "templates", "templates + outlined", "standalone times", "roofline")
+# with --also, "templates" are both machines' templates
 
 
 def say(message: str) -> None:
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT / "data" / "cpu-3076d9df"))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--also", default=None, metavar="DATASET",
+                        help="add this dataset's kernel templates (another machine's, "
+                             "featurized on its own spec) to every kernel model trained here")
     args = parser.parse_args(argv)
 
     from stablecost.datasets.outlined import FAMILY
@@ -96,6 +100,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     priced_hw, _ = bundle.pricing_hardware(hw)
     ft, _ = featurize_rows(templates, hw)
+    floor_s = per_call_floor_s(templates)
+    t_target, t_weight = kernel_targets(ft, floor_s)
+    if args.also:
+        other = pick_dataset(args.also, "host-cpu")
+        other_rows = load_frame(other, "kernel", seed=args.seed)
+        other_rows = other_rows[other_rows["family"] != FAMILY].reset_index(drop=True)
+        fa, _ = featurize_rows(other_rows, dataset_hardware(other))
+        say(f"adding {len(other_rows)} template kernels of {other.name}")
+        a_target, a_weight = kernel_targets(fa, per_call_floor_s(other_rows))
+        ft = _concat(ft, fa)
+        t_target = np.concatenate([t_target, a_target])
+        t_weight = np.concatenate([t_weight, a_weight])
     fo, _ = featurize_rows(outlined, hw)
     fp, analyses = featurize_rows(programs, hw, keep_analyses=True)
     fo_bundle, _ = featurize_rows(outlined, priced_hw)
@@ -137,8 +153,6 @@ def main(argv: list[str] | None = None) -> int:
               f"{np.exp(table['bias'].mean()):.2f}x | {table['roofline'].median():.1%} |\n")
 
     # -- 2. steps, leave one family out --------------------------------------------------
-    floor_s = per_call_floor_s(templates)
-    t_target, t_weight = kernel_targets(ft, floor_s)
     o_target, o_weight = kernel_targets(fo, floor_s)
     t_split = ft.samples["split"].to_numpy()[ft.sample]
     o_split = fo.samples["split"].to_numpy()[fo.sample]
@@ -203,6 +217,17 @@ def main(argv: list[str] | None = None) -> int:
               + " |")
     print(f"\n{time.perf_counter() - start:.0f} s in all.")
     return 0
+
+
+def _concat(a, b):
+    """Two featurized sets as one (sample indices of `b` shifted past `a`'s)."""
+    from stablecost.train.data import Featurized
+
+    return Featurized(np.concatenate([a.X, b.X]), np.concatenate([a.roofline_s, b.roofline_s]),
+                      np.concatenate([a.count, b.count]),
+                      np.concatenate([a.sample, b.sample + len(a.samples)]),
+                      pd.concat([a.samples, b.samples], ignore_index=True),
+                      a.failures + b.failures)
 
 
 def _kernel_kinds(analyses: list) -> list[str]:
