@@ -241,7 +241,8 @@ def _floor(programs: pd.DataFrame) -> None:
     stored = programs["median_s"].to_numpy()
     first, second = rounds
     print(f"\nSame-run repeat floor ({len(stored)} programs timed twice now): MAPE of round 2 "
-          f"against round 1 {mape(second, first):.1%} (median ratio "
+          f"against round 1 {mape(second, first):.1%}, median APE "
+          f"{np.median(np.abs(second / first - 1)):.1%} (median ratio "
           f"{np.median(second / first):.2f}); round 1 against the stored times "
           f"{mape(first, stored):.1%} (median ratio {np.median(first / stored):.2f}).")
 
