@@ -663,9 +663,62 @@ def test_independent_all_reduces_are_priced_as_xlas_combiner_merges_them():
     assert [r.time_s for r in rows[:3]] == pytest.approx([combined / 3] * 3)
     assert rows[3].time_s == pytest.approx(alone)
     assert combined < 3 * alone
-    assert any("3 all_reduces priced as the 1 combined" in n for n in p.notes)
+    assert any("3 all_reduces as 1 combined" in n for n in p.notes)
     # 20 MiB each: two would pass XLA's 30 MiB threshold, so none is combined
     big = stablecost.predict(_combinable(5 * 2 ** 20), "H100-SXM", topology=topology)
     each = collective_time("all_reduce", 20 * 2 ** 20, (0, 1, 2, 3), topology).time_s
     assert [c.time_s for c in big.collectives] == pytest.approx([each] * 4)
     assert not any("combined" in n for n in big.notes)
+
+
+def _gathers_and_scatters(n: int) -> str:
+    """Two independent all_gathers of n f32 each (to 4n), a third that gathers the first's
+    result's slice (so it waits for it), and two independent reduce_scatters of 4n."""
+    s, g = f"tensor<{n}xf32>", f"tensor<{4 * n}xf32>"
+    groups = ("replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, "
+              "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+              "use_global_device_ids")
+
+    def gather(x: str, out: str) -> str:
+        return (f'  {out} = "stablehlo.all_gather"({x}) {{all_gather_dim = 0 : i64, '
+                f"{groups}}} : ({s}) -> {g}\n")
+
+    def scatter(x: str, out: str) -> str:
+        return (f'  {out} = "stablehlo.reduce_scatter"({x}) ({{\n'
+                "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+                "    %s = stablehlo.add %x, %y : tensor<f32>\n"
+                "    stablehlo.return %s : tensor<f32>\n"
+                f"  }}) {{scatter_dimension = 0 : i64, {groups}}} : ({g}) -> {s}\n")
+    body = (gather("%a", "%0") + gather("%b", "%1")
+            + f"  %2 = stablehlo.slice %0 [0:{n}] : ({g}) -> {s}\n" + gather("%2", "%3")
+            + scatter("%c", "%4") + scatter("%d", "%5"))
+    return f"""
+module attributes {{mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32}} {{
+func.func @main(%a: {s}, %b: {s}, %c: {g}, %d: {g}) -> ({g}, {g}, {s}, {s}) {{
+{body}  return %1, %3, %4, %5 : {g}, {g}, {s}, {s}
+}}
+}}
+"""
+
+
+def test_independent_all_gathers_and_reduce_scatters_are_combined_by_kind():
+    topology = topology_for("H100-SXM", 4)
+    group = (0, 1, 2, 3)
+    n = 65536                                          # 256 KiB shards, 1 MiB gathered
+    p = stablecost.predict(_gathers_and_scatters(n), "H100-SXM", topology=topology)
+    rows = sorted(p.collectives, key=lambda c: c.kernel)
+    assert [r.kind for r in rows] == ["all_gather"] * 3 + ["reduce_scatter"] * 2
+    gathered = collective_time("all_gather", 2 * 4 * n * 4, group, topology).time_s
+    alone = collective_time("all_gather", 4 * n * 4, group, topology).time_s
+    assert [r.time_s for r in rows[:2]] == pytest.approx([gathered / 2] * 2)
+    assert rows[2].time_s == pytest.approx(alone)     # waits for the first: its own op
+    scattered = collective_time("reduce_scatter", 2 * 4 * n * 4, group, topology).time_s
+    assert [r.time_s for r in rows[3:]] == pytest.approx([scattered / 2] * 2)
+    assert any("2 all_gathers as 1 combined, 2 reduce_scatters as 1 combined" in note
+               for note in p.notes)
+    # the threshold counts results: 4 MiB shards gathered to 16 MiB each are two 16 MiB
+    # results (32 MiB: apart), while reduce_scatters of the same 16 MiB inputs leave
+    # 4 MiB shards (8 MiB together: combined)
+    big = stablecost.predict(_gathers_and_scatters(2 ** 20), "H100-SXM", topology=topology)
+    assert not any("all_gathers as" in note for note in big.notes)
+    assert any("2 reduce_scatters as 1 combined" in note for note in big.notes)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from ...errors import InvalidArgumentError
 from ...featurize.program import FEATURIZER_VERSION
 from ...hardware import Hardware
-from ...models.comm.combine import combine_all_reduces
+from ...models.comm.combine import combine_collectives
 from ...models.comm.pricing import CollectiveRow, price_collectives
 from ...models.comm.topology import Topology
 from ...models.comm.topology_spec import parse_topology
@@ -132,7 +132,7 @@ def _collective_rows(entry: PreparedProgram, topology: Topology | None
     def price() -> tuple[list[CollectiveRow], list[str]]:
         analysis = entry.analysis
         rows, notes = price_collectives(analysis.kernels, analysis.program, topology)
-        rows, note = combine_all_reduces(rows, analysis.kernels, entry.dependencies,
+        rows, note = combine_collectives(rows, analysis.kernels, entry.dependencies,
                                          entry.order, topology)
         return rows, notes + ([note] if note else [])
 
