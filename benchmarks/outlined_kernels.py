@@ -229,14 +229,14 @@ def _floor(programs: pd.DataFrame) -> None:
     the MAPE of round 2 against round 1 is the floor any prediction of one measurement
     faces on this machine, and both rounds against the stored times show the drift
     since they were taken."""
+    from stablecost.featurize.xla_compile import time_module
     from stablecost.hardware.timing import PROGRAM_TIMING
-    from stablecost.models.measured import time_stablehlo
 
     rounds = []
     for r in range(2):
-        rounds.append(np.array([time_stablehlo(text.encode(), sid, settings=PROGRAM_TIMING)
-                                .median_s for sid, text in zip(programs["sample_id"],
-                                                               programs["stablehlo"])]))
+        rounds.append(np.array([time_module(text.encode(), sid, PROGRAM_TIMING).median_s
+                                for sid, text in zip(programs["sample_id"],
+                                                     programs["stablehlo"])]))
         say(f"floor: round {r + 1} timed")
     stored = programs["median_s"].to_numpy()
     first, second = rounds

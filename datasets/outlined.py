@@ -86,8 +86,9 @@ def outlined_samples(path: str | Path, families: tuple[str, ...] | None) -> Iter
 def measure_outlined(sample: Any, *, flush: Callable[[], None] | None,
                      rng: np.random.Generator) -> tuple[str, TimingStats]:
     """Time one outlined kernel (its text is the sample's): what `measure_into` calls."""
-    from ..models.measured import time_stablehlo
+    from ..featurize.xla_compile import time_module
+    from ..hardware.timing import KERNEL_TIMING
 
     del rng   # the arguments are drawn as the measured fidelity draws them
-    return sample.stablehlo, time_stablehlo(sample.stablehlo.encode(), sample.sample_id,
-                                            flush=flush)
+    return sample.stablehlo, time_module(sample.stablehlo.encode(), sample.sample_id,
+                                         KERNEL_TIMING, flush)

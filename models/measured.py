@@ -44,7 +44,6 @@ from ..featurize.program import Program
 from ..hardware import Hardware
 from ..hardware.fingerprint import Machine, fingerprint_id, local_machine
 from ..hardware.timing import (
-    KERNEL_TIMING,
     PROGRAM_TIMING,
     TimingSettings,
     TimingStats,
@@ -54,7 +53,6 @@ from ..hardware.timing import (
 from .roofline import KernelTime
 
 MAX_CACHED = 4096
-_DONATION = ("tf.aliasing_output", "jax.buffer_donor")
 
 
 @dataclass(frozen=True)
@@ -195,13 +193,6 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else type(exc).__name__)[:300]
 
 
-def time_stablehlo(data: bytes, label: str, *, settings: TimingSettings = KERNEL_TIMING,
-                   flush: Callable[[], None] | None = None) -> TimingStats:
-    """Time a one-device StableHLO module (text or bytecode) here by `settings`: how
-    `collect kernels --from-programs` times the kernels it outlines."""
-    return _time(data, label, 1, machine(), settings=settings, flush=flush)
-
-
 def _time(data: bytes, label: str, devices: int, here: Machine, *,
           program: Program | None = None, settings: TimingSettings = PROGRAM_TIMING,
           flush: Callable[[], None] | None = None) -> TimingStats:
@@ -210,7 +201,7 @@ def _time(data: bytes, label: str, devices: int, here: Machine, *,
 
     from ..featurize.mlir import parse_module
     from ..featurize.partition import module_bytecode, module_meshes
-    from ..featurize.xla_compile import compile_stablehlo
+    from ..featurize.xla_compile import compile_stablehlo, entry_arguments
 
     module = parse_module(data, label)
     specs = entry_arguments(module, label)
@@ -244,38 +235,3 @@ def _time(data: bytes, label: str, devices: int, here: Machine, *,
     except Exception as exc:  # noqa: BLE001 - the run failed (out of memory, ...)
         raise MeasurementError(f"{label}: failed to run on {where}: "
                                f"{_first_line(exc)}") from None
-
-
-def entry_arguments(module: Any, label: str) -> list[tuple[tuple[int, ...], str]]:
-    """(shape, element type) of every argument of the module's step function, which is
-    renamed @main (what XLA runs) when it is the one public function, and whose donated
-    arguments are made plain ones."""
-    from ..featurize.mlir import bindings
-
-    ir = bindings()[0]
-    with module.context:
-        funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op
-                 for op in module.body.operations if op.operation.name == "func.func"}
-        public = [f for n, f in funcs.items() if "sym_visibility" not in f.attributes
-                  or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
-        func = funcs.get("main") or (public[0] if len(public) == 1 else None)
-        if func is None:
-            raise MeasurementError(f"{label}: no @main and not exactly one public function: "
-                                   "cannot tell which function is the step")
-        func.attributes["sym_name"] = ir.StringAttr.get("main")
-        if "arg_attrs" in func.attributes:
-            kept = []
-            for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
-                d = ir.DictAttr(attrs)
-                named = [d[i] for i in range(len(d))]
-                kept.append(ir.DictAttr.get({n.name: n.attr for n in named
-                                             if n.name not in _DONATION}))
-            func.attributes["arg_attrs"] = ir.ArrayAttr.get(kept)
-        specs = []
-        for i, t in enumerate(ir.FunctionType(ir.TypeAttr(
-                func.attributes["function_type"]).value).inputs):
-            if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-                raise MeasurementError(f"{label}: argument {i} is {t}; fidelity 'measured' "
-                                       "feeds statically shaped tensors only")
-            specs.append((tuple(t.shape), str(t.element_type)))
-    return specs
