@@ -208,7 +208,7 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     the kernels of the program rows under that path instead (`datasets.outlined`;
     `families` then names program families)."""
     if from_programs is not None:
-        from .outlined import measure_outlined, outlined_samples, program_rows
+        from .outlined import measure_outlined, outlined_samples, program_rows, stored_digests
 
         if kind != "kernel":
             raise InvalidArgumentError("--from-programs outlines the kernels of programs: "
@@ -216,7 +216,11 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
         check_sweep(kind, budget_minutes, None)
         chosen = tuple(families or ())
         program_rows(from_programs, chosen)    # a path or family that is wrong: now
-        samples: Iterable[Sample] = outlined_samples(from_programs, chosen)
+        # a kernel the dataset holds is not timed again, even when it is now first met in
+        # another program (the programs under the path grew): the generator reads the
+        # stored digests when the loop below first asks it for a sample
+        samples: Iterable[Sample] = outlined_samples(
+            from_programs, chosen, stored=lambda: stored_digests(writer.path))
         timing: Measure = measure_outlined
     else:
         chosen = check_sweep(kind, budget_minutes, families)

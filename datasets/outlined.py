@@ -15,9 +15,10 @@ as its own executable by the kernel timing rule, and stored as a kernel row:
     params   {"program": the program's sample id, "kernel": its index, "digest": the
              kernel text's digest}
 
-A kernel that several programs share is measured for the first of them in sweep order
-(families, then sample ids, sorted), and a rerun walks the same order and skips what
-is stored, so an interrupted collection resumes.
+A kernel that several programs share is measured once, for the first of them in sweep
+order (families, then sample ids, sorted); a rerun skips every kernel whose digest the
+dataset holds, so an interrupted collection resumes and a collection over more programs
+times only the kernels that are new.
 """
 
 from __future__ import annotations
@@ -62,12 +63,26 @@ def program_rows(path: str | Path, families: tuple[str, ...] | None) -> list[Any
     return list(rows.sort_values(["family", "sample_id"]).itertuples(index=False))
 
 
-def outlined_samples(path: str | Path, families: tuple[str, ...] | None) -> Iterator[Any]:
-    """One kernel sample per distinct kernel of the programs under `path`."""
+def stored_digests(dataset: str | Path) -> set[str]:
+    """The digests of the outlined kernels `dataset` holds (none for a new one)."""
+    import json
+
+    from . import store
+
+    if not (Path(dataset) / "dataset.json").exists():
+        return set()
+    frame = store.read_frame(dataset, columns=["family", "params"])
+    return {json.loads(p)["digest"] for p in frame.loc[frame["family"] == FAMILY, "params"]}
+
+
+def outlined_samples(path: str | Path, families: tuple[str, ...] | None, *,
+                     stored: Callable[[], set[str]] | None = None) -> Iterator[Any]:
+    """One kernel sample per distinct kernel of the programs under `path`, leaving out
+    the digests `stored()` returns (read when the first sample is asked for)."""
     from ..featurize.outline import outline
     from .collect import Sample
 
-    seen: set[str] = set()
+    seen: set[str] = set(stored()) if stored is not None else set()
     for row in program_rows(path, families):
         try:
             kernels = outline(row.stablehlo, row.sample_id).kernels

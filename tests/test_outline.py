@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -113,6 +115,23 @@ def test_collect_from_programs_times_each_distinct_kernel_once_and_resumes(tmp_p
     assert all(g.startswith("outlined/mlp/") for g in frame["group_id"])
     capsys.readouterr()
     assert main(argv) == 0 and "0 new samples" in capsys.readouterr().out
+    # a second program: only its new kernels are timed, none of the stored ones again,
+    # even where the new program now comes first in the sweep's order
+    collect.collect("program", programs, max_samples=2, families=["mlp"])
+    assert main(argv) == 0
+    frame = store.read_frame(out)
+    digests = [json.loads(p)["digest"] for p in frame["params"]]
+    every = {k.digest for row in store.read_frame(programs).itertuples()
+             for k in outline(row.stablehlo).kernels}
+    assert len(digests) == len(set(digests)) == len(every)
+    # what decides it: the sweep leaves out every digest the output dataset holds
+    from stablecost.datasets.outlined import outlined_samples, stored_digests
+
+    [dataset] = store.find_datasets(out)
+    assert stored_digests(dataset) == every and stored_digests(tmp_path / "none") == set()
+    skip = set(sorted(every)[:3])
+    left = [s.params["digest"] for s in outlined_samples(programs, (), stored=lambda: skip)]
+    assert set(left) == every - skip and len(left) == len(set(left))
 
 
 def test_collect_from_programs_refuses_bad_arguments(tmp_path, capsys):
