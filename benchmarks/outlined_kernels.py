@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, s in (*fixed.items(), ("templates + outlined", fold)):
             train = ~held & (complete if name == "standalone times" else True)
             calibration = calibration_from(fit_terms(s.design()[train], step_s[train]))
-            predicted[name][held] = predict_sums(calibration, _rows(s, held))
+            predicted[name][held] = predict_sums(calibration, s.take(held))
         say(f"fold {family}: {time.perf_counter() - start:.0f} s")
 
     print("Steps, leave one family out: the step calibration refitted without the family "
@@ -279,12 +279,6 @@ def _standalone_times(programs: pd.DataFrame, outlined: pd.DataFrame, fp, analys
         out += [timed.get(k.index, np.nan) for k in analysis.kernels
                 if k.kind != "collective" and k.priced]
     return np.array(out, dtype=np.float64)
-
-
-def _rows(sums, mask: np.ndarray):
-    from stablecost.train.step_calibration import ProgramSums
-
-    return ProgramSums(*(getattr(sums, name)[mask] for name in ProgramSums.__dataclass_fields__))
 
 
 if __name__ == "__main__":

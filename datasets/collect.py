@@ -215,12 +215,12 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
                                        "use it with `collect kernels`")
         check_sweep(kind, budget_minutes, None)
         chosen = tuple(families or ())
-        program_rows(from_programs, chosen)    # a path or family that is wrong: now
+        rows = program_rows(from_programs, chosen)   # a wrong path or family: now
         # a kernel the dataset holds is not timed again, even when it is now first met in
         # another program (the programs under the path grew): the generator reads the
         # stored digests when the loop below first asks it for a sample
         samples: Iterable[Sample] = outlined_samples(
-            from_programs, chosen, stored=lambda: stored_digests(writer.path))
+            from_programs, chosen, stored=lambda: stored_digests(writer.path), rows=rows)
         timing: Measure = measure_outlined
     else:
         chosen = check_sweep(kind, budget_minutes, families)

@@ -76,14 +76,16 @@ def stored_digests(dataset: str | Path) -> set[str]:
 
 
 def outlined_samples(path: str | Path, families: tuple[str, ...] | None, *,
-                     stored: Callable[[], set[str]] | None = None) -> Iterator[Any]:
-    """One kernel sample per distinct kernel of the programs under `path`, leaving out
-    the digests `stored()` returns (read when the first sample is asked for)."""
+                     stored: Callable[[], set[str]] | None = None,
+                     rows: list[Any] | None = None) -> Iterator[Any]:
+    """One kernel sample per distinct kernel of the programs under `path` (`rows`: its
+    `program_rows`, when the caller has read them), leaving out the digests `stored()`
+    returns (read when the first sample is asked for)."""
     from ..featurize.outline import outline
     from .collect import Sample
 
     seen: set[str] = set(stored()) if stored is not None else set()
-    for row in program_rows(path, families):
+    for row in rows if rows is not None else program_rows(path, families):
         try:
             kernels = outline(row.stablehlo, row.sample_id).kernels
         except Exception:  # noqa: BLE001 - a program that no longer parses adds nothing

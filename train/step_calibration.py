@@ -44,6 +44,10 @@ class ProgramSums:
     family: np.ndarray
     split: np.ndarray
 
+    def take(self, rows: np.ndarray) -> "ProgramSums":
+        """The same sums of `rows` only (indices or a boolean mask)."""
+        return ProgramSums(*(getattr(self, name)[rows] for name in self.__dataclass_fields__))
+
     def design(self) -> np.ndarray:
         """Columns: 1, then per group S_g and L_g."""
         columns = [np.ones(len(self.measured_s))]
@@ -114,13 +118,11 @@ def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
         held = rows[sums.family[rows] == family]
         fit_rows = rows[sums.family[rows] != family]
         calibration = calibration_from(fit_terms(design[fit_rows], sums.measured_s[fit_rows]))
-        predicted = predict_sums(calibration, _subset(sums, held))
+        predicted = predict_sums(calibration, sums.take(held))
         out[np.searchsorted(rows, held)] = np.log(sums.measured_s[held] / predicted)
     return out
 
 
-def _subset(sums: ProgramSums, rows: np.ndarray) -> ProgramSums:
-    return ProgramSums(*(getattr(sums, name)[rows] for name in ProgramSums.__dataclass_fields__))
 
 
 def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed: int = 0,
@@ -145,7 +147,7 @@ def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed:
             "hardware": info.hardware}
     calibration = calibration_from(terms, min_kernels=int(sums.kernels[fit_rows].min()),
                                    interval_log_ratio=(low, high), meta=meta)
-    rows = _subset(sums, test)
+    rows = sums.take(test)
     predicted = predict_sums(calibration, rows)
     kernel_sum = models.floor_s + rows.seconds.sum(axis=1)
     report = {"terms": {"floor_us": calibration.floor_s * 1e6,
