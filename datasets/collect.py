@@ -47,7 +47,7 @@ COLLECTOR_VERSION = "1"
 class Sample:
     """One thing to measure: which generator made it and the parameters rebuilding it."""
 
-    kind: str                      # kernel | program
+    kind: str                      # kernel | program | profile
     family: str
     variant: str
     dtype: str
@@ -199,29 +199,41 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
             max_samples: int | None = None, families: list[str] | None = None, seed: int = 0,
             flush_caches: bool = False, progress: "Progress | None" = None,
             from_programs: str | Path | None = None) -> CollectSummary:
-    """Measure samples of `kind` ("kernel" or "program") into `out`.
+    """Measure samples of `kind` ("kernel", "program" or "profile") into `out`.
 
     The sweep is the sequence of samples drawn from `seed`; it ends after its first
     `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
     of the zoo. Samples already in the dataset are skipped, so running the same command
     again completes an interrupted sweep. `from_programs` (kernels only): the sweep is
     the kernels of the program rows under that path instead (`datasets.outlined`;
-    `families` then names program families)."""
+    `families` then names program families); with kind "profile" (which needs it) the
+    steps of those programs, profiled (`datasets.profiles`)."""
+    if kind == "profile" and from_programs is None:
+        raise InvalidArgumentError("`collect profiles` profiles the steps of stored programs: "
+                                   "give --from-programs PATH")
     if from_programs is not None:
         from .outlined import measure_outlined, outlined_samples, program_rows, stored_digests
 
-        if kind != "kernel":
-            raise InvalidArgumentError("--from-programs outlines the kernels of programs: "
-                                       "use it with `collect kernels`")
-        check_sweep(kind, budget_minutes, None)
+        if kind == "program":
+            raise InvalidArgumentError("--from-programs reads stored programs: use it with "
+                                       "`collect kernels` (their kernels timed alone) or "
+                                       "`collect profiles` (their steps profiled)")
+        check_sweep("kernel", budget_minutes, None)
         chosen = tuple(families or ())
         rows = program_rows(from_programs, chosen)   # a wrong path or family: now
-        # a kernel the dataset holds is not timed again, even when it is now first met in
-        # another program (the programs under the path grew): the generator reads the
-        # stored digests when the loop below first asks it for a sample
-        samples: Iterable[Sample] = outlined_samples(
-            from_programs, chosen, stored=lambda: stored_digests(writer.path), rows=rows)
-        timing: Measure = measure_outlined
+        timing: Measure
+        samples: Iterable[Sample]
+        if kind == "profile":
+            from .profiles import measure_profile, profile_samples
+
+            samples, timing = profile_samples(from_programs, chosen, rows=rows), measure_profile
+        else:
+            # a kernel the dataset holds is not timed again, even when it is now first met
+            # in another program (the programs under the path grew): the generator reads
+            # the stored digests when the loop below first asks it for a sample
+            samples = outlined_samples(
+                from_programs, chosen, stored=lambda: stored_digests(writer.path), rows=rows)
+            timing = measure_outlined
     else:
         chosen = check_sweep(kind, budget_minutes, families)
         samples = sweep(kind, seed, chosen)
@@ -249,7 +261,8 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
     return summary
 
 
-Measure = Callable[..., tuple[str, TimingStats]]   # `measure_sample`'s signature
+# `measure_sample`'s signature; a measure may add a third item, the row's kernel_times
+Measure = Callable[..., tuple[Any, ...]]
 
 
 def measure_into(writer: DatasetWriter, machine: Machine, samples: Iterable[Sample],
@@ -269,7 +282,7 @@ def measure_into(writer: DatasetWriter, machine: Machine, samples: Iterable[Samp
             summary.skipped_done += 1
             continue
         try:
-            text, stats = measure(sample, flush=flush, rng=rng)
+            text, stats, *kernel_times = measure(sample, flush=flush, rng=rng)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # noqa: BLE001 - one bad sample must not end a sweep
@@ -277,6 +290,8 @@ def measure_into(writer: DatasetWriter, machine: Machine, samples: Iterable[Samp
                 f"{sample.variant} {sample.params}: {type(exc).__name__}: {exc}"[:300])
             continue
         row = row_for(sample, text, stats, machine)
+        if kernel_times:
+            row["kernel_times"] = kernel_times[0]
         writer.add(row)
         if on_row is not None:
             on_row(row)

@@ -77,7 +77,8 @@ def noise(path: str | Path, *, samples: int = 100, seed: int = 0,
                            f"found {names}. Noise can only be re-measured where rows were taken")
     dataset = mine[0]
     frame = store.read_frame(dataset)
-    frame = frame[frame["source"] == "collected"]
+    # profiles are re-timings of program rows under the profiler, not samples of a sweep
+    frame = frame[(frame["source"] == "collected") & frame["kind"].isin(["kernel", "program"])]
     if frame.empty:
         raise DatasetError(f"{dataset}: has no collected rows to re-measure")
     rng = np.random.default_rng(seed)

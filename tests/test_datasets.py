@@ -132,7 +132,7 @@ def test_a_bad_journal_row_is_reported_by_validate_and_set_aside_by_the_writer(t
     journal.write_text(json.dumps(old) + "\n" + lines[1])
     [report] = store.validate(tmp_path)
     assert report.problems == [f"{journal} line 1: row s0: kind 'kernels', allowed: "
-                               "('kernel', 'program', 'collective')"]
+                               "('kernel', 'program', 'collective', 'profile')"]
     with store.DatasetWriter(tmp_path, hardware="host-cpu", fingerprint=FP) as again:
         assert again.has("s1") and not again.has("s0")     # s0 is measured again
     assert any("line 1: row s0: kind 'kernels'" in m and "set aside" in m
@@ -528,9 +528,11 @@ def test_shipped_machines_each_in_their_own_root():
     fingerprint = store.DatasetInfo.read(second).fingerprint
     assert fingerprint["cpu_family"] == 25 and "avx512_bf16" in fingerprint["cpu_isa"]
     (report,) = validate(second)
-    assert not report.problems and report.checksums and report.rows == 15061
-    kinds = set(store.read_frame(second, columns=["kind"])["kind"])
-    assert kinds == {"kernel", "program"}
+    assert not report.problems and report.checksums and report.rows == 15831
+    kinds = store.read_frame(second, columns=["kind"])["kind"].value_counts().to_dict()
+    # every program profiled once (collect profiles --from-programs)
+    assert set(kinds) == {"kernel", "program", "profile"}
+    assert kinds["profile"] == kinds["program"] == 770
 
 
 def test_collection_needs_neither_mlflow_nor_xgboost_nor_torch(tmp_path):

@@ -16,12 +16,13 @@ import pyarrow as pa
 from ...errors import DatasetError
 
 SCHEMA_VERSION = 1
-KINDS = ("kernel", "program", "collective")
+# profile: a program step timed under XLA's profiler, its kernels' times in kernel_times
+KINDS = ("kernel", "program", "collective", "profile")
 
 SCHEMA = pa.schema([
     ("sample_id", pa.string()),        # content hash of what was measured and how
     ("group_id", pa.string()),         # workload / shape family, for grouped splits
-    ("kind", pa.string()),             # kernel | program | collective
+    ("kind", pa.string()),             # kernel | program | collective | profile
     ("family", pa.string()),           # op family (dot_general, convolution, ...) or model family
     ("variant", pa.string()),
     ("dtype", pa.string()),

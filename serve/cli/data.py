@@ -4,6 +4,7 @@
                                         [--families A,B] [--seed S] [--flush-caches]
                                         [--ray [ADDRESS]] [--hosts-dir DIR]
     stablecost collect kernels --from-programs PATH [--out DIR] [--families A,B] ...
+    stablecost collect profiles --from-programs PATH [--out DIR] [--families A,B] ...
     stablecost dataset info|validate|split|noise PATH
     stablecost dataset validate PATH [--parse] [--write-manifest]
     stablecost import aiconfigurator|neusight PATH [--out DIR]
@@ -32,7 +33,9 @@ EXIT_INVALID_DATA = 1
 
 def add_parsers(sub: Any, parser_class: type) -> None:
     collect = sub.add_parser("collect", help="measure kernels or whole programs on this machine")
-    collect.add_argument("what", choices=("kernels", "programs"))
+    collect.add_argument("what", choices=("kernels", "programs", "profiles"),
+                         help="profiles: the steps of stored programs (--from-programs) "
+                              "timed under XLA's profiler, each kernel's time inside the step")
     collect.add_argument("--out", default=DEFAULT_DATA_DIR,
                          help=f"dataset root (default {DEFAULT_DATA_DIR}); re-runs resume")
     collect.add_argument("--budget-minutes", type=float, default=None,
@@ -116,13 +119,16 @@ def _collect(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--max-samples {args.max_samples}: must be > 0")
     checks.positive(budget_minutes=args.budget_minutes)
     checks.output_dir(args.out, "--out")
-    kind = "kernel" if args.what == "kernels" else "program"
+    kind = {"kernels": "kernel", "programs": "program", "profiles": "profile"}[args.what]
     budget = args.budget_minutes
     if budget is None and kind == "kernel" and args.max_samples is None \
             and args.from_programs is None:
         budget = 10.0
     if args.from_programs is not None and args.ray is not None:
         raise InvalidArgumentError("--from-programs runs on this machine only; leave out --ray")
+    if kind == "profile" and args.from_programs is None:
+        raise InvalidArgumentError("`collect profiles` profiles the steps of stored programs: "
+                                   "give --from-programs PATH")
     if args.hosts_dir is not None and args.ray is None:
         raise InvalidArgumentError("--hosts-dir is where the hosts of a --ray fleet keep their "
                                    "datasets; give --ray too, or leave it out")

@@ -1,0 +1,281 @@
+"""Per-kernel times inside a whole step, read from XLA's own profiler.
+
+A kernel timed alone (`collect kernels`) pays what it never pays inside a program: the
+per-call cost of its own executable, operands it does not share with a neighbour, and
+no other kernel running beside it. The step calibration takes some of that back out
+with five numbers, and with every kernel's own standalone time it still misses whole
+steps by about 27 % (benchmarks/RESULTS.md). This module times the kernels where they
+run instead:
+
+1. every StableHLO op of the module gets a name location `sc<N>` (its position in a
+   walk of the module). XLA keeps an op's location as the `op_name` metadata of each
+   HLO instruction made from it, fused or not, so every instruction XLA runs names the
+   ops it came from, and through them the kernels `analyze` forms;
+2. the module is compiled once on the local backend and run under `jax.profiler` for a
+   few steps; XLA:CPU records one event per thunk it executes, named after its HLO
+   instruction (an asynchronous thunk's completion is a second event, `end: <name>`);
+3. the thunks' times are made exclusive: XLA:CPU runs independent thunks at once on
+   its threads, and every instant of the step is split evenly among the thunks running
+   then. Exclusive times add up to the time the step was busy, so a program's kernels
+   sum to its step (less the gaps between thunks) by construction, and a model of them
+   composes by plain addition;
+4. a thunk's time goes to the kernels whose ops it holds, split by their roofline
+   times where it holds several (XLA fused across our kernel boundaries); thunks that
+   hold no op of ours (layout copies XLA added) are reported apart, as `unmapped_s`.
+   Loop and conditional thunks are containers: their bodies' thunks are counted, the
+   container itself is not.
+
+Only the host CPU backend is read today: XLA:GPU's kernel events live on the device's
+own plane and are named after the kernels, not the instructions.
+"""
+
+from __future__ import annotations
+
+import glob
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from ..errors import MeasurementError
+
+LABEL_PREFIX = "sc"
+# thunks that only run other thunks: their bodies' events are the work
+_CONTAINERS = ("while", "conditional", "call")
+# profiler events of XLA:CPU's runtime that are not thunks
+_RUNTIME_EVENTS = ("ThreadpoolListener", "ThunkExecutor")
+_END = "end: "
+# FLOP per byte at which a kernel's compute and memory weigh the same when a thunk's time
+# is split over several kernels (the reference CPUs: 85-173 GFLOP/s, 4-17 GB/s)
+BALANCE = 20.0
+
+
+@dataclass(frozen=True)
+class StepProfile:
+    """One program's step, profiled. Kernel times are seconds per step (every execution
+    of the kernel in the step together), keyed by `Kernel.index` of `analyze`."""
+
+    kernel_s: Mapping[int, float]
+    unmapped_s: float      # thunks holding no op of ours
+    busy_s: float          # time in which at least one thunk ran
+    walls_s: tuple[float, ...]   # every profiled step's wall time
+    thunks: int            # distinct thunks seen
+
+    @property
+    def wall_s(self) -> float:
+        """The median profiled step."""
+        return float(np.median(self.walls_s))
+
+    @property
+    def steps(self) -> int:
+        return len(self.walls_s)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"kernel_s": {str(k): v for k, v in sorted(self.kernel_s.items())},
+                "unmapped_s": self.unmapped_s, "busy_s": self.busy_s,
+                "wall_s": self.wall_s, "steps": self.steps, "thunks": self.thunks,
+                "labels": LABEL_PREFIX}
+
+
+def label_ops(module: Any) -> int:
+    """Give every StableHLO/MHLO/CHLO op of `module` the name location `sc<N>` (N in
+    walk order); returns how many were labelled."""
+    from .mlir import bindings
+
+    ir = bindings()[0]
+    count = 0
+
+    def visit(operation: Any) -> None:
+        nonlocal count
+        for region in operation.regions:
+            for block in region.blocks:
+                for op in block.operations:
+                    if op.operation.name.startswith(("stablehlo.", "mhlo.", "chlo.")):
+                        op.operation.location = ir.Location.name(f"{LABEL_PREFIX}{count}")
+                        count += 1
+                    visit(op.operation)
+
+    with module.context:
+        visit(module.operation)
+    return count
+
+
+def thunk_labels(hlo_module: Any) -> tuple[dict[str, set[str]], set[str]]:
+    """(instruction name -> the op labels it holds, its fused computations' included;
+    the names of container instructions) of a compiled HLO module. Structure comes from
+    the HLO module's API; the metadata and callee names, which it does not expose, from
+    each instruction's own text."""
+    import re
+
+    op_name = re.compile(r'op_name="([^"]*)"')
+    label = re.compile(rf"\b{LABEL_PREFIX}\d+\b")
+    callee = re.compile(r"calls=%?([\w.\-]+)")
+    own: dict[str, set[str]] = {}
+    calls: dict[str, list[str]] = {}
+    computations: dict[str, list[str]] = {}
+    containers: set[str] = set()
+    for computation in hlo_module.computations():
+        names = computations.setdefault(computation.name, [])
+        for instruction in computation.instructions():
+            text = instruction.to_string()
+            names.append(instruction.name)
+            own[instruction.name] = {m for meta in op_name.findall(text)
+                                     for m in label.findall(meta)}
+            calls[instruction.name] = callee.findall(text)
+            opcode = str(instruction.opcode).rsplit(".k", 1)[-1].lower()
+            if opcode in _CONTAINERS:
+                containers.add(instruction.name)
+    out: dict[str, set[str]] = {}
+    for name, labels in own.items():
+        held = set(labels)
+        for called in calls[name]:
+            for inner in computations.get(called, ()):
+                held |= own.get(inner, set())
+        out[name] = held
+    return out, containers
+
+
+def exclusive_seconds(intervals: Iterable[tuple[int, int, str]]) -> tuple[dict[str, float], float]:
+    """(name -> exclusive nanoseconds, busy nanoseconds) of (start, end, name) intervals:
+    every instant is split evenly among the intervals covering it."""
+    spans = [(s, e, n) for s, e, n in intervals if e > s]
+    if not spans:
+        return {}, 0.0
+    points = np.unique(np.array([p for s, e, _ in spans for p in (s, e)], dtype=np.int64))
+    starts = np.searchsorted(points, [s for s, _, _ in spans])
+    ends = np.searchsorted(points, [e for _, e, _ in spans])
+    depth = np.zeros(len(points), dtype=np.int64)
+    np.add.at(depth, starts, 1)
+    np.add.at(depth, ends, -1)
+    active = np.cumsum(depth)[:-1]
+    width = np.diff(points).astype(np.float64)
+    share = np.where(active > 0, width / np.maximum(active, 1), 0.0)
+    cumulative = np.concatenate([[0.0], np.cumsum(share)])
+    out: dict[str, float] = defaultdict(float)
+    for (_, _, name), a, b in zip(spans, starts, ends):
+        out[name] += float(cumulative[b] - cumulative[a])
+    return dict(out), float(width[active > 0].sum())
+
+
+def thunk_intervals(events: Iterable[tuple[int, int, str]], skip: set[str]
+                    ) -> list[tuple[int, int, str]]:
+    """(start, end, thunk) from XLA:CPU's (start ns, duration ns, name) events, in time
+    order: an asynchronous thunk ends at its `end: <name>` event; containers and the
+    runtime's own events are left out."""
+    pending: dict[str, list[int]] = defaultdict(list)
+    out: list[list[Any]] = []
+    for start, duration, name in sorted(events):
+        if name.startswith(_RUNTIME_EVENTS):
+            continue
+        if name.startswith(_END):
+            opened = pending[name[len(_END):]]
+            if opened:
+                i = opened.pop(0)
+                out[i][1] = max(out[i][1], start + duration)
+            continue
+        if name in skip:
+            continue
+        pending[name].append(len(out))
+        out.append([start, start + duration, name])
+    return [(s, e, n) for s, e, n in out]
+
+
+def _host_events(xspace_path: str) -> list[tuple[int, int, str]]:
+    from jax._src.lib import _profile_data
+
+    data = _profile_data.ProfileData.from_file(xspace_path)
+    return [(e.start_ns, e.duration_ns, e.name)
+            for plane in data.planes if plane.name.startswith("/host:CPU")
+            for line in plane.lines if line.name.startswith("tf_XLA")
+            for e in line.events]
+
+
+def profile_step(data: bytes | str, label: str, *, steps: int = 5,
+                 warmup: int = 3) -> StepProfile:
+    """Profile one single-device program's step on the local CPU backend (see the
+    module's docstring). MeasurementError when it cannot be compiled, run or read."""
+    import jax
+
+    from ..hardware.timing import random_args
+    from .analysis import analyze
+    from .ingest import load_program
+    from .mlir import parse_module
+    from .partition import module_bytecode
+    from .xla_compile import compile_stablehlo, entry_arguments
+
+    if steps < 1 or warmup < 0:
+        raise MeasurementError(f"{label}: steps {steps}, warmup {warmup}: need at least one "
+                               "step and no negative warm-up")
+    device = jax.devices()[0]
+    if device.platform != "cpu":
+        raise MeasurementError(f"{label}: step profiles are read from XLA:CPU only; the "
+                               f"local backend is {device.platform}")
+    module = parse_module(data.encode() if isinstance(data, str) else data, label)
+    label_ops(module)
+    analysis = analyze(load_program(module.operation.get_asm(enable_debug_info=True)))
+    specs = entry_arguments(module, label)
+    try:
+        executable = compile_stablehlo(device.client, [device], module_bytecode(module))
+    except Exception as exc:   # XLA's own error types are not importable by name
+        raise MeasurementError(f"{label}: XLA could not compile it: "
+                               f"{str(exc).splitlines()[0][:200]}") from exc
+    labels, containers = thunk_labels(executable.hlo_modules()[0])
+    args = random_args(specs, np.random.default_rng(0))
+
+    def call() -> Any:
+        return jax.block_until_ready(
+            executable.execute_sharded(args).disassemble_into_single_device_arrays())
+
+    for _ in range(warmup):
+        call()
+    trace_dir = tempfile.mkdtemp(prefix="stablecost-profile-")
+    walls = []
+    try:
+        jax.profiler.start_trace(trace_dir)
+        try:
+            for _ in range(steps):
+                start = time.perf_counter()
+                call()
+                walls.append(time.perf_counter() - start)
+        finally:
+            jax.profiler.stop_trace()
+        found = glob.glob(f"{trace_dir}/**/*.xplane.pb", recursive=True)
+        if not found:
+            raise MeasurementError(f"{label}: the profiler wrote no trace")
+        events = _host_events(found[0])
+    finally:
+        shutil.rmtree(trace_dir, ignore_errors=True)
+    exclusive, busy = exclusive_seconds(thunk_intervals(events, containers))
+    return _attribute(analysis, labels, exclusive, busy, walls)
+
+
+def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping[str, float],
+               busy_ns: float, walls: list[float]) -> StepProfile:
+    """Each thunk's exclusive time split over the kernels whose ops it holds."""
+
+    kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
+    owner: dict[str, set[int]] = defaultdict(set)
+    for position, kernel in enumerate(kernels):
+        for op in kernel.ops:
+            owner[analysis.program.ops[op].location].add(position)
+    # split weights: a proxy of the kernels' roofline (which lives in models/), FLOPs
+    # plus bytes at a balance of BALANCE FLOP per byte, floored so a kernel of pure
+    # data movement still gets a share
+    weight = np.array([k.flops + BALANCE * (k.bytes_read + k.bytes_written) + 1.0
+                       for k in kernels])
+    per_kernel = np.zeros(len(kernels))
+    unmapped = 0.0
+    for thunk, ns in exclusive.items():
+        held = sorted({p for lab in labels.get(thunk, ()) for p in owner.get(lab, ())})
+        if not held:
+            unmapped += ns
+            continue
+        w = weight[held]
+        per_kernel[held] += ns * w / w.sum()
+    scale = 1e-9 / len(walls)
+    return StepProfile({k.index: float(s * scale) for k, s in zip(kernels, per_kernel)},
+                       unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive))
