@@ -1,9 +1,11 @@
 """The NCCL protocol model of in-node collectives: the formulas on a switch with
-calibrated protocols (hand-worked), NVLS's choice by group size and dtype, the fit
-recovering the regimes that made synthetic data (and predicting a GPU count it never
-saw), validation and catalog round trip, the chip-file parsing, and `predict` pricing
-an 8-GPU all_reduce on H100 with the catalog's fitted values."""
+calibrated protocols (hand-worked, with and without the per-byte buffer term), NVLS's
+choice by group size and dtype, the fit recovering the regimes that made synthetic data
+(and predicting a GPU count it never saw), validation and catalog round trip, the
+chip-file parsing, and `predict` pricing an 8-GPU all_reduce on H100 with the catalog's
+fitted values."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -37,6 +39,9 @@ TRUE = (CalibratedProtocol("LL", 5e-6, 0.8e-6, 15e9),
         CalibratedProtocol("Simple", 25e-6, 0.3e-6, 320e9),
         CalibratedProtocol("NVLS", 70e-6, 0.0, 300e9))
 KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+# The same node with a cost per message byte: LL128 1 / 600 GB/s, Simple 1 / 1000 GB/s.
+BUFFERED = (TRUE[0], dataclasses.replace(TRUE[1], buffer_seconds_per_byte=1 / 600e9),
+            dataclasses.replace(TRUE[2], buffer_seconds_per_byte=1e-12), TRUE[3])
 
 
 def _switch(n: int, protocols=TRUE) -> Topology:
@@ -97,6 +102,37 @@ def test_protocols_are_validated():
         Topology("switch", (4,), (Link(1e9, 1e-6),), 10e-6, protocols=TRUE)
 
 
+def test_buffer_term_hand_worked():
+    # all_gather of 256 MiB (268435456 B), Simple 25 us + 0.3 us/step at 320 GB/s plus
+    # 1 ps per message byte (268.4 us whatever the group):
+    #   8 GPUs  25 + 7 x 0.3 + 7/8 B / 320e9 + 268.4 = 25 + 2.1 + 734.0 + 268.4 = 1029.5 us
+    #   2 GPUs  25 + 0.3     + 1/2 B / 320e9 + 268.4 = 25 + 0.3 + 419.4 + 268.4 =  713.1 us
+    # so the bus bandwidth rises with the group: 7/8 B / 1029.5 us = 228 GB/s at 8,
+    # 1/2 B / 713.1 us = 188 GB/s at 2 (without the term both would be ~310 GB/s).
+    b = 256 * MIB
+    at8 = collective_time("all_gather", b, 8, _switch(8, BUFFERED))
+    at2 = collective_time("all_gather", b, 2, _switch(2, BUFFERED))
+    assert at8.time_s == pytest.approx(25e-6 + 7 * 0.3e-6 + 7 / 8 * b / 320e9 + b * 1e-12)
+    assert at2.time_s == pytest.approx(25e-6 + 0.3e-6 + 1 / 2 * b / 320e9 + b * 1e-12)
+    assert 7 / 8 * b / at8.time_s == pytest.approx(228e9, rel=0.01)
+    assert 1 / 2 * b / at2.time_s == pytest.approx(188e9, rel=0.01)
+    # a protocol without the term (chip files written before it: 0) prices as before
+    assert TRUE[2].buffer_seconds_per_byte == 0.0
+    assert collective_time("all_gather", b, 8, _switch(8)).time_s == pytest.approx(
+        25e-6 + 7 * 0.3e-6 + 7 / 8 * b / 320e9)
+    # NVLS takes its own term: 70 us + 9/8 B / 300e9 + B x 0.5 ps = 70 + 1006.6 + 134.2 us
+    nvls = BUFFERED[:3] + (dataclasses.replace(TRUE[3], buffer_seconds_per_byte=0.5e-12),)
+    cost = collective_time("all_reduce", b, 8, _switch(8, nvls))
+    assert (cost.algorithm, cost.time_s) == ("in_switch", pytest.approx(
+        70e-6 + 9 / 8 * b / 300e9 + b * 0.5e-12))
+    # the link the protocols do not price: Simple's bus bandwidth on 8 GPUs of
+    # all_reduce (bus bytes 1.75 B), 1 / (1 / 320e9 + 1e-12 / 1.75) = 270.5 GB/s
+    params = ProtocolParams("H100-SXM", "all_reduce", BUFFERED)
+    assert params.link_bandwidth_bytes_per_s(8) == pytest.approx(270.5e9, rel=1e-3)
+    with pytest.raises(InvalidArgumentError, match="finite buffer_seconds_per_byte"):
+        _switch(8, (dataclasses.replace(TRUE[2], buffer_seconds_per_byte=-1e-12),))
+
+
 def _rows(protocols, chip="H100-SXM", kinds=KINDS, counts=(2, 4, 8), noise=0.02, seed=0):
     """Measurements made by the protocol model itself, times log-normal noise."""
     rng = np.random.default_rng(seed)
@@ -149,16 +185,31 @@ def test_nvls_is_not_invented_without_rows_that_show_it():
     assert [p.name for p in fit.protocols] == ["LL", "LL128", "Simple"]
 
 
+def test_fit_recovers_the_buffer_term_and_predicts_8_gpus_from_2_and_4():
+    exact = fit_protocols(_rows(BUFFERED, kinds=("all_gather",), noise=0.0))
+    simple = exact.simple
+    assert simple.bandwidth_bytes_per_s == pytest.approx(320e9, rel=0.03)
+    assert simple.buffer_seconds_per_byte == pytest.approx(1e-12, rel=0.05)
+    # 2 % noise: fitted on 2 and 4 GPUs, 8 GPUs (bus bandwidth higher than at 2 and 4
+    # for the same size) predicted within 5 %, 10 % at the 90th percentile
+    noisy = _rows(BUFFERED, kinds=("all_gather",), seed=2)
+    fit = fit_protocols([r for r in noisy if r.num_devices != 8])
+    eight = [r for r in noisy if r.num_devices == 8]
+    err = np.abs(protocol_times(fit, eight) / [r.time_s for r in eight] - 1)
+    assert np.median(err) < 0.05 and np.percentile(err, 90) < 0.10
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    """An `import aiconfigurator` root of protocol-model data for H100 (2 % noise)."""
+    """An `import aiconfigurator` root of protocol-model data for H100 (2 % noise, with
+    per-byte buffer terms)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from stablecost.datasets import importers
 
     root = tmp_path_factory.mktemp("nccl")
-    rows = _rows(TRUE, seed=3)
+    rows = _rows(BUFFERED, seed=3)
     elements = {"f16": 2, "i8": 1}
     table = pa.table({
         "framework": ["TRTLLM"] * len(rows), "version": ["2.29.2"] * len(rows),
@@ -191,7 +242,14 @@ def test_validation_and_catalog_round_trip(imported, tmp_path):
     [path] = write_catalog(links, directory=tmp_path, protocols=report)
     hw = load_spec_file(path)
     fitted = report.fit("H100-SXM", "all_reduce")
-    assert hw.calibrated_links.for_kind("all_reduce").protocols[3].name == "NVLS"
+    written_links = hw.calibrated_links.for_kind("all_reduce")
+    assert written_links.protocols[3].name == "NVLS"
+    assert [p.buffer_seconds_per_byte for p in written_links.protocols] == pytest.approx(
+        [p.buffer_seconds_per_byte for p in fitted.protocols], rel=1e-3)
+    assert written_links.protocols[2].buffer_seconds_per_byte > 0
+    # the link values: Simple's bus bandwidth on a full node (8 H100)
+    assert written_links.intra_node_bandwidth_bytes_per_s == pytest.approx(
+        fitted.link_bandwidth_bytes_per_s(8), rel=1e-3)
     for n in (2, 8):
         written = topology_for(hw, n, calibrated=True).for_kind("all_reduce")
         assert collective_time("all_reduce", 64 * MIB, n, written).time_s == pytest.approx(
@@ -223,6 +281,17 @@ def test_protocol_arrays_in_the_chip_file_are_validated():
         CalibratedProtocol("LL", 5e-6, 8e-7, 1.5e10),
         CalibratedProtocol("Simple", 2e-5, 1e-7, 3e11))
     assert hw.calibrated_links.protocols == ()           # the chip-wide table has none
+    assert [p.buffer_seconds_per_byte                     # no buffer array: no term
+            for p in hw.calibrated_links.for_kind("all_reduce").protocols] == [0.0, 0.0]
+    buffered = parse_spec(_spec(**good, protocol_buffer_seconds_per_byte=[0.0, 1e-12]),
+                          "x.toml")
+    assert buffered.calibrated_links.for_kind("all_reduce").protocols[1] == \
+        CalibratedProtocol("Simple", 2e-5, 1e-7, 3e11, 1e-12)
+    for bad in ([1e-12], [0.0, -1e-12], "1e-12"):
+        with pytest.raises(HardwareSpecError, match="must be a list of 2 numbers >= 0"):
+            parse_spec(_spec(**good, protocol_buffer_seconds_per_byte=bad), "x.toml")
+    with pytest.raises(HardwareSpecError, match="protocol_buffer_seconds_per_byte needs"):
+        parse_spec(_spec(protocol_buffer_seconds_per_byte=[0.0]), "x.toml")
     partial = dict(good)
     del partial["protocol_latency_s"]
     with pytest.raises(HardwareSpecError, match="calibrated.all_reduce\\] needs all of"):

@@ -56,23 +56,28 @@ link bandwidth), LL128 (128-byte lines, most of the bandwidth) and Simple (bulk 
 with fences: full bandwidth, highest latency) (NCCL documentation, NCCL_PROTO; NCCL
 src/graph/tuning.cc gives each its own base latency, per-hop latency and bandwidth),
 and picks per call the one its cost model says is fastest. Each calibrated protocol p
-is (o_p, a_p, bw_p) and the formulas above become, taking the cheapest protocol:
+is (o_p, a_p, bw_p, c_p) and the formulas above become, taking the cheapest protocol:
 
-    all_gather / reduce_scatter  ring    o_p + (n-1) a_p  + (n-1)/n B / bw_p
-    all_reduce                   ring    o_p + 2(n-1) a_p + 2(n-1)/n B / bw_p
-                                 in_switch  o_N + (n+1)/n B / bw_N   (protocol NVLS)
-    all_to_all                   direct  o_p + (n-1) a_p  + (n-1)/n B / bw_p
+    all_gather / reduce_scatter  ring    o_p + (n-1) a_p  + (n-1)/n B / bw_p + c_p B
+    all_reduce                   ring    o_p + 2(n-1) a_p + 2(n-1)/n B / bw_p + c_p B
+                                 in_switch  o_N + (n+1)/n B / bw_N + c_N B  (protocol NVLS)
+    all_to_all                   direct  o_p + (n-1) a_p  + (n-1)/n B / bw_p + c_p B
 
 (o_p is the whole per-call cost: the topology's `overhead_s` is their minimum and the
-rest is charged as alpha). NVLS all_reduce: each GPU reduces its 1/n shard with
-multimem loads through the switch, which reads that shard from all n GPUs (each GPU's
-port sends B in all), then stores it once with multicast, which writes every shard to
-every GPU (each port receives B); the other direction carries B/n, so a port moves
-(n+1)/n B at most: (1+1/n) B / bw_N, where ring moves 2(n-1)/n B. The in-switch
-algorithm is the cheaper one at 8 GPUs and not at 4 (1.125 vs 1.75, 1.25 vs 1.5 at
-equal bandwidth: NCCL's NVLS bandwidth is below the ring's), as the H100 data shows.
-With protocols the library's all_reduce choice is ring or in_switch (tree is not
-fitted).
+rest is charged as alpha). c_p (seconds per byte, `buffer_seconds_per_byte`; 0 in chip
+files written before it) is a cost per byte of the whole message that does not grow
+with the group: NCCL's bus bandwidth at a given size rises with the GPU count (H100
+all_gather of 512 MiB: 258 / 318 / 335 GB/s on 2 / 4 / 8 GPUs), as if each GPU also
+paid for its own buffer at a fixed rate beside the bus bytes.
+
+NVLS all_reduce: each GPU reduces its 1/n shard with multimem loads through the switch,
+which reads that shard from all n GPUs (each GPU's port sends B in all), then stores it
+once with multicast, which writes every shard to every GPU (each port receives B); the
+other direction carries B/n, so a port moves (n+1)/n B at most: (1+1/n) B / bw_N, where
+ring moves 2(n-1)/n B. The in-switch algorithm is the cheaper one at 8 GPUs and not at
+4 (1.125 vs 1.75, 1.25 vs 1.5 at equal bandwidth: NCCL's NVLS bandwidth is below the
+ring's), as the H100 data shows. With protocols the library's all_reduce choice is ring
+or in_switch (tree is not fitted).
 """
 
 from __future__ import annotations
@@ -112,11 +117,12 @@ class Fabric:
     pair_bytes_per_s: float
     efficiency: float
     level: str
-    # calibrated protocol regimes: (name, overhead beyond the topology's, alpha, bandwidth)
-    protocols: tuple[tuple[str, float, float, float], ...] = ()
+    # calibrated protocol regimes: (name, overhead beyond the topology's, alpha, bandwidth,
+    # seconds per message byte)
+    protocols: tuple[tuple[str, float, float, float, float], ...] = ()
 
     @property
-    def nvls(self) -> tuple[str, float, float, float] | None:
+    def nvls(self) -> tuple[str, float, float, float, float] | None:
         return next((p for p in self.protocols if p[0] == NVLS_PROTOCOL), None)
 
 
@@ -147,14 +153,14 @@ def _nvls_all_reduce(kind: str, f: Fabric) -> bool:
     return kind == ALL_REDUCE and f.nvls is not None
 
 
-def _protocol_cost(f: Fabric, steps: int, bus_bytes: float) -> PhaseCost | None:
+def _protocol_cost(f: Fabric, steps: int, bus_bytes: float, b: float) -> PhaseCost | None:
     """The cheapest calibrated (non-NVLS) protocol for `steps` steps moving `bus_bytes`
-    through a port; None when `f` has no protocols."""
+    through a port, of a message of `b` bytes; None when `f` has no protocols."""
     best: PhaseCost | None = None
-    for name, extra_s, alpha_s, bw in f.protocols:
+    for name, extra_s, alpha_s, bw, buffer_s in f.protocols:
         if name == NVLS_PROTOCOL:
             continue
-        cost = (steps, 1, extra_s + steps * alpha_s, bus_bytes / bw)
+        cost = (steps, 1, extra_s + steps * alpha_s, bus_bytes / bw + b * buffer_s)
         if best is None or cost[2] + cost[3] < best[2] + best[3]:
             best = cost
     return best
@@ -234,15 +240,15 @@ def _protocol_phase(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost | No
     n = f.n
     share = (n - 1) / n
     if algo == RING and kind in (ALL_GATHER, REDUCE_SCATTER):
-        return _protocol_cost(f, n - 1, share * b)
+        return _protocol_cost(f, n - 1, share * b, b)
     if algo == RING and kind == ALL_REDUCE:
-        return _protocol_cost(f, 2 * (n - 1), 2 * share * b)
+        return _protocol_cost(f, 2 * (n - 1), 2 * share * b, b)
     if algo == DIRECT and kind == ALL_TO_ALL:
-        return _protocol_cost(f, n - 1, share * b)
+        return _protocol_cost(f, n - 1, share * b, b)
     nvls = f.nvls
     if algo == IN_SWITCH and kind == ALL_REDUCE and nvls is not None:
-        _, extra_s, alpha_s, bw = nvls
-        return 1, 1, extra_s + alpha_s, (n + 1) / n * b / bw
+        _, extra_s, alpha_s, bw, buffer_s = nvls
+        return 1, 1, extra_s + alpha_s, (n + 1) / n * b / bw + b * buffer_s
     return None
 
 
@@ -266,7 +272,8 @@ def flat_fabric(topology: Topology, n: int, link: Link, kind: str, level: str) -
     fabric of `topology`."""
     if kind == SWITCH:
         protocols = tuple((p.name, p.overhead_s - topology.overhead_s, p.latency_s,
-                           p.bandwidth_bytes_per_s) for p in topology.protocols)
+                           p.bandwidth_bytes_per_s, p.buffer_seconds_per_byte)
+                          for p in topology.protocols)
         return Fabric(n, link.latency_s, link.bandwidth_bytes_per_s,
                       link.bandwidth_bytes_per_s, topology.in_switch_reduction_efficiency,
                       level, protocols)

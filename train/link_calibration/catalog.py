@@ -52,9 +52,11 @@ def _values_toml(p: LinkParams, held_out: ErrorStats) -> list[str]:
 def _protocols_toml(p: "ProtocolParams", in_switch: float | None,
                     protocols: "ProtocolReport") -> list[str]:
     """A per-kind table from the protocol fit: the link values are the Simple protocol's
-    (what hierarchical and other fabrics use), the overhead the cheapest protocol's, and
-    the protocols as parallel arrays (`flat`'s docstring has the formulas)."""
+    (what hierarchical and other fabrics use; its bus bandwidth on a full node), the
+    overhead the cheapest protocol's, and the protocols as parallel arrays (`flat`'s
+    docstring has the formulas)."""
     simple = p.simple
+    link_bw = p.link_bandwidth_bytes_per_s(get_hardware(p.hardware).chips_per_node)
     sizes = protocols.split(p.hardware, p.kind, "sizes")
     counts = protocols.split(p.hardware, p.kind, "gpus")
     lines = []
@@ -65,7 +67,7 @@ def _protocols_toml(p: "ProtocolParams", in_switch: float | None,
             f"{percent(counts.protocols.median)} / p90 {percent(counts.protocols.p90)} "
             f"(single alpha-beta fit: {percent(sizes.alpha_beta.median)} / "
             f"{percent(counts.alpha_beta.median)} median)")
-    lines += [f"intra_node_bandwidth_bytes_per_s = {_toml_float(simple.bandwidth_bytes_per_s)}",
+    lines += [f"intra_node_bandwidth_bytes_per_s = {_toml_float(link_bw)}",
               f"intra_node_latency_s = {_toml_float(simple.latency_s)}",
               f"collective_overhead_s = {_toml_float(p.overhead_s)}"]
     if in_switch is not None:
@@ -81,7 +83,9 @@ def _protocols_toml(p: "ProtocolParams", in_switch: float | None,
         "protocol_latency_s = [" + ", ".join(_toml_float(q.latency_s)
                                              for q in p.protocols) + "]",
         "protocol_bandwidth_bytes_per_s = [" + ", ".join(
-            _toml_float(q.bandwidth_bytes_per_s) for q in p.protocols) + "]"]
+            _toml_float(q.bandwidth_bytes_per_s) for q in p.protocols) + "]",
+        "protocol_buffer_seconds_per_byte = [" + ", ".join(
+            _toml_float(q.buffer_seconds_per_byte) for q in p.protocols) + "]"]
     return lines
 
 

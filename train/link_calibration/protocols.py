@@ -1,17 +1,26 @@
 """Fitting NCCL's protocol regimes per chip and collective kind: `fit_protocols` finds,
-for each of LL, LL128 and Simple, the per-call overhead o_p, per-step latency a_p and bus
-bandwidth bw_p with which the cheapest protocol reproduces the measured NCCL times of one
-kind on 2..8 GPUs of a node, plus the NVLS (in-switch) all_reduce's (o_N, bw_N) on
-chips whose switch reduces; `protocol_topology` builds the switch `Topology` those values
-describe, and `protocol_times` prices rows on it with `collective_time`, the model
-`predict` uses (the formulas are in `models.comm.flat`'s docstring).
+for each of LL, LL128 and Simple, the per-call overhead o_p, per-step latency a_p, bus
+bandwidth bw_p and cost per message byte c_p with which the cheapest protocol reproduces
+the measured NCCL times of one kind on 2..8 GPUs of a node, plus the NVLS (in-switch)
+all_reduce's (o_N, bw_N) on chips whose switch reduces; `protocol_topology` builds the
+switch `Topology` those values describe, and `protocol_times` prices rows on it with
+`collective_time`, the model `predict` uses (the formulas are in `models.comm.flat`'s
+docstring).
 
 Why this form: the residuals of the single alpha-beta fit (`fit`) run in bands of
 message size: too slow below ~64 KiB, too fast in 64 KiB - 4 MiB, where NCCL switches
 from LL to LL128 to Simple, each with its own latency and bandwidth. Per step the
 small-message latency grows linearly with the ring's step count (H100 all_reduce at
 512 B: 6.2 / 9.5 / 15.6 us on 2 / 4 / 8 GPUs: +0.8 us per step of 2(n-1)), which is
-what lets a fit on two GPU counts predict the third. NVLS: on 8 H100 / H200 an f16
+what lets a fit on two GPU counts predict the third. The cost per message byte c_p:
+at a given size NCCL's bus bandwidth rises with the GPU count, which bus bytes alone
+((n-1)/n B, 2(n-1)/n B for all_reduce) at one bandwidth cannot follow: H100 all_gather
+at 512 MiB takes 1040 / 1267 / 1400 us on 2 / 4 / 8 GPUs (bus bandwidth 258 / 318 /
+335 GB/s), 1 : 1.22 : 1.35 where the bus bytes grow 1 : 1.5 : 1.75; a per-byte term
+independent of n (as if each GPU paid for its own buffer at a fixed rate beside the
+bus bytes) fits all three within 2 %. On the aiconfigurator tables it takes the p90
+error per chip from 17-19 % to 14 % on held-out sizes and from 21-25 % to 15-19 % on
+held-out GPU counts (benchmarks/RESULTS.md). NVLS: on 8 H100 / H200 an f16
 all_reduce of 512 MiB reaches a bus bandwidth of 445 GB/s (H100) against 352 GB/s for
 i8, which NVLS does not reduce, while at 4 GPUs both run at the ring's 350 GB/s:
 the (n+1)/n bytes factor of NVLS (`flat`'s docstring) makes it cheaper than the ring's
@@ -20,24 +29,28 @@ the (n+1)/n bytes factor of NVLS (`flat`'s docstring) makes it cheaper than the 
 Method: least squares on log time with a soft-L1 loss (as `fit`), over the logs of the
 values, from several starts; a weak prior (`PRIOR_WEIGHT` per log unit) towards the
 starting values keeps directions the data cannot decide (a protocol that never wins)
-finite. Rows off by more than 2x and 5 robust standard deviations after a first fit
-are dropped and the fit redone. No bus bandwidth may exceed the chip's datasheet link
+finite. Rows off by more than 2x and 5 robust standard deviations after a first fit are
+dropped and the fit redone. No bus bandwidth may exceed the chip's datasheet link
 bandwidth (a ring cannot beat its links, nor NVLS's (n+1)/n B per port): without that
 bound the slow rise of NCCL's bus bandwidth from 16 to 512 MiB is fitted with a
-"protocol" of 800 us overhead and 1.7x the link. The protocols are named by bandwidth
-after the fit (lowest: LL, highest: Simple): the min over protocols is symmetric in
-them. A protocol that is the cheapest on no training row is dropped: the data does not
-identify it (its values would be the prior's). NVLS is kept only where the data shows
-it: on the rows it is chosen for, i8 (which NVLS does not reduce) of the same size and
-GPU count must run `NVLS_MIN_CONTRAST` or more slower (else NVLS merely imitates the
-ring, or noise, on the f16 rows). So a fit without 8-GPU rows has no NVLS: the data
-shows NVLS at 8 GPUs only (f16 vs i8 at 512 MiB on 8 H100: 2111 vs 2672 us, +27 %; on
-4: +1 %). B200's table shows +9 % at 8 GPUs (1355 vs 1479 us) and +5 % at 4: its
-all_reduce is fitted without NVLS.
+"protocol" of 800 us overhead and 1.7x the link. The per-byte cost's rate 1 / c_p lies
+within `BUFFER_SHARES` x the link bandwidth and starts (and is drawn by the prior) at
+`BUFFER_SHARE_START` x, with two more starts at 1/10 and 10x that; NVLS has no such term
+(fitting one moved no held-out p90 by more than 0.2 points). The protocols are named by
+their large-message speed (1 / (1 / bw_p + c_p)) after the fit (slowest: LL, fastest:
+Simple): the min over protocols is symmetric in them. A protocol that is the cheapest on
+no training row is dropped: the data does not identify it (its values would be the
+prior's). NVLS is kept only where the data shows it: on the rows it is chosen for, i8
+(which NVLS does not reduce) of the same size and GPU count must run `NVLS_MIN_CONTRAST`
+or more slower (else NVLS merely imitates the ring, or noise, on the f16 rows). So a fit
+without 8-GPU rows has no NVLS: the data shows NVLS at 8 GPUs only (f16 vs i8 at 512 MiB
+on 8 H100: 2111 vs 2672 us, +27 %; on 4: +1 %). B200's table shows +9 % at 8 GPUs (1355
+vs 1479 us) and +5 % at 4: its all_reduce is fitted without NVLS.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -69,6 +82,13 @@ _LOSS_SCALE = 0.05
 # Starting values per protocol: overhead s, latency s, bandwidth as a share of the
 # chip's datasheet link bandwidth (LL moves 8 bytes of data per 16-byte store: ~half).
 _START = ((5e-6, 0.8e-6, 0.07), (8e-6, 1.5e-6, 0.33), (20e-6, 3e-6, 0.67))
+# The rate of the per-byte cost (1 / c_p) as shares of the link bandwidth: its bounds
+# (at 1000x the link the term is 0.1 % of the bus time) and its start (the prior's
+# centre), with further starts that move only it (log units).
+BUFFER_SHARES = (0.3, 1000.0)
+BUFFER_SHARE_START = 10.0
+_BUFFER_SHIFTS = (-math.log(10.0), math.log(10.0))
+_RING_VALUES = 4               # o, a, bw, 1 / c per ring protocol
 _NVLS_START = (20e-6, 0.67)
 MAX_OVERHEAD_S = 200e-6
 NVLS_MIN_CONTRAST = 0.10       # i8 at least 10 % slower than f16 where NVLS is chosen
@@ -100,8 +120,22 @@ class ProtocolParams:
 
     @property
     def simple(self) -> CalibratedProtocol:
-        """The highest-bandwidth ring protocol: the link values for everything else."""
-        return max(self.ring, key=lambda p: p.bandwidth_bytes_per_s)
+        """The fastest ring protocol for large messages: the link values for everything
+        else."""
+        return max(self.ring, key=speed_bytes_per_s)
+
+    def link_bandwidth_bytes_per_s(self, num_devices: int) -> float:
+        """The bus bandwidth of `simple` on `num_devices` GPUs (its per-byte cost as
+        bus time): the link bandwidth of the algorithms the protocols do not price."""
+        p = self.simple
+        _, factor = _steps_and_factor(self.kind, np.array([float(max(num_devices, 2))]))
+        return 1.0 / (1.0 / p.bandwidth_bytes_per_s
+                      + p.buffer_seconds_per_byte / float(factor[0]))
+
+
+def speed_bytes_per_s(p: CalibratedProtocol) -> float:
+    """A protocol's large-message speed, 1 / (1 / bw_p + c_p): how they are named."""
+    return 1.0 / (1.0 / p.bandwidth_bytes_per_s + p.buffer_seconds_per_byte)
 
 
 def _steps_and_factor(kind: str, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,24 +161,33 @@ def _arrays(rows: Sequence[CollectiveMeasurement]) -> tuple[np.ndarray, ...]:
     return n, b, nvls_ok
 
 
-def _times(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarray,
-           nvls_ok: np.ndarray) -> np.ndarray:
+def _columns(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarray,
+             nvls_ok: np.ndarray) -> np.ndarray:
+    """(protocols, rows) times: each ring protocol's (values: o, a, bw, 1 / c each), then
+    NVLS's (o, bw; inf where the dtype cannot use it)."""
     steps, factor = _steps_and_factor(kind, n)
-    out = np.full(n.shape, np.inf)
+    cols = []
     for i in range(len(PROTOCOL_NAMES)):
-        o, a, bw = values[3 * i:3 * i + 3]
-        out = np.minimum(out, o + steps * a + factor * b / bw)
+        o, a, bw, rate = values[_RING_VALUES * i:_RING_VALUES * (i + 1)]
+        cols.append(o + steps * a + factor * b / bw + b / rate)
     if nvls:
         o, bw = values[-2:]
-        out = np.minimum(out, np.where(nvls_ok, o + (n + 1) / n * b / bw, np.inf))
-    return out
+        cols.append(np.where(nvls_ok, o + (n + 1) / n * b / bw, np.inf))
+    return np.vstack(cols)
+
+
+def _times(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarray,
+           nvls_ok: np.ndarray) -> np.ndarray:
+    return _columns(values, kind, nvls, n, b, nvls_ok).min(axis=0)
 
 
 def _bounds(nvls: bool, link_bw: float) -> tuple[np.ndarray, np.ndarray]:
     """Log-space bounds: no protocol's bus bandwidth above the datasheet link bandwidth
-    (a ring cannot beat its links; NVLS's (n+1)/n B per port neither)."""
-    lo = [math.log(1e-7), math.log(1e-10), math.log(1e8)] * len(PROTOCOL_NAMES)
-    hi = [math.log(MAX_OVERHEAD_S), math.log(MAX_LATENCY_S), math.log(link_bw)] * \
+    (a ring cannot beat its links; NVLS's (n+1)/n B per port neither), the per-byte
+    cost's rate within `BUFFER_SHARES` of it."""
+    lo_rate, hi_rate = (math.log(share * link_bw) for share in BUFFER_SHARES)
+    lo = [math.log(1e-7), math.log(1e-10), math.log(1e8), lo_rate] * len(PROTOCOL_NAMES)
+    hi = [math.log(MAX_OVERHEAD_S), math.log(MAX_LATENCY_S), math.log(link_bw), hi_rate] * \
         len(PROTOCOL_NAMES)
     if nvls:
         lo += [math.log(1e-7), math.log(1e8)]
@@ -161,7 +204,8 @@ def _fit_once(rows: Sequence[CollectiveMeasurement], kind: str, nvls: bool,
 
     n, b, nvls_ok = _arrays(rows)
     log_t = np.log([r.time_s for r in rows])
-    start = [v for o, a, share in _START for v in (o, a, share * link_bw)]
+    start = [v for o, a, share in _START
+             for v in (o, a, share * link_bw, BUFFER_SHARE_START * link_bw)]
     if nvls:
         start += [_NVLS_START[0], _NVLS_START[1] * link_bw]
     center = np.log(start)
@@ -171,7 +215,10 @@ def _fit_once(rows: Sequence[CollectiveMeasurement], kind: str, nvls: bool,
         t = _times(np.exp(theta), kind, nvls, n, b, nvls_ok)
         return np.concatenate([np.log(t) - log_t, PRIOR_WEIGHT * (theta - center)])
 
-    starts = [center + shift for shift in _SHIFTS]
+    rates = np.zeros(len(center))
+    rates[_RING_VALUES - 1:_RING_VALUES * len(PROTOCOL_NAMES):_RING_VALUES] = 1.0
+    starts = [center + shift for shift in _SHIFTS] + \
+        [center + shift * rates for shift in _BUFFER_SHIFTS]
     if ring_start is not None:
         starts.append(np.concatenate([np.log(ring_start), center[len(ring_start):]]))
     best = None
@@ -223,23 +270,19 @@ def _winners(values: np.ndarray, kind: str, nvls: bool,
 def _argmin(values: np.ndarray, kind: str, nvls: bool,
             rows: Sequence[CollectiveMeasurement]) -> np.ndarray:
     """Per row, the index of the cheapest protocol (NVLS last)."""
-    n, b, nvls_ok = _arrays(rows)
-    steps, factor = _steps_and_factor(kind, n)
-    cols = [values[3 * i] + steps * values[3 * i + 1] + factor * b / values[3 * i + 2]
-            for i in range(len(PROTOCOL_NAMES))]
-    if nvls:
-        cols.append(np.where(nvls_ok, values[-2] + (n + 1) / n * b / values[-1], np.inf))
-    return np.argmin(np.vstack(cols), axis=0)
+    return np.argmin(_columns(values, kind, nvls, *_arrays(rows)), axis=0)
 
 
 def _params(hardware: str, kind: str, values: np.ndarray, nvls: bool, rows: int,
             outliers: int, winners: set[int]) -> ProtocolParams:
     """The fitted values as named protocols, keeping only those that win on some training
     row: a regime the data never shows is not identified (its values would be the prior)."""
-    triples = sorted((tuple(values[3 * i:3 * i + 3]) + (i,)
-                      for i in range(len(PROTOCOL_NAMES))), key=lambda t: t[2])
-    protocols = [CalibratedProtocol(name, float(o), float(a), float(bw))
-                 for name, (o, a, bw, i) in zip(PROTOCOL_NAMES, triples) if i in winners]
+    fitted = [(CalibratedProtocol("", float(o), float(a), float(bw), 1.0 / float(rate)), i)
+              for i in range(len(PROTOCOL_NAMES))
+              for o, a, bw, rate in [values[_RING_VALUES * i:_RING_VALUES * (i + 1)]]]
+    fitted.sort(key=lambda pi: speed_bytes_per_s(pi[0]))
+    protocols = [dataclasses.replace(p, name=name)
+                 for name, (p, i) in zip(PROTOCOL_NAMES, fitted) if i in winners]
     if nvls and len(PROTOCOL_NAMES) in winners:
         protocols.append(CalibratedProtocol(NVLS_PROTOCOL, float(values[-2]), 0.0,
                                             float(values[-1])))
@@ -284,11 +327,10 @@ def fit_protocols(rows: Sequence[CollectiveMeasurement], kind: str | None = None
 def protocol_topology(params: ProtocolParams, num_devices: int) -> Topology:
     """The switch of `num_devices` GPUs these values describe (as `topology_for(...,
     calibrated=True)` builds it from the chip file's per-kind table)."""
-    simple = params.simple
-    return Topology(SWITCH, (num_devices,), (Link(simple.bandwidth_bytes_per_s,
-                                                  simple.latency_s),),
-                    params.overhead_s, hardware=params.hardware,
-                    protocols=params.protocols)
+    node = get_hardware(params.hardware).chips_per_node
+    link = Link(params.link_bandwidth_bytes_per_s(node), params.simple.latency_s)
+    return Topology(SWITCH, (num_devices,), (link,), params.overhead_s,
+                    hardware=params.hardware, protocols=params.protocols)
 
 
 def protocol_time_s(params: ProtocolParams, row: CollectiveMeasurement) -> float:
@@ -314,9 +356,14 @@ def fitted_times(params: ProtocolParams,
     """The fit's own vectorised formula for `rows` (equal to `protocol_times`; the tests
     check it)."""
     values = [v for p in params.ring for v in (p.overhead_s, p.latency_s,
-                                               p.bandwidth_bytes_per_s)]
+                                               p.bandwidth_bytes_per_s,
+                                               _rate(p.buffer_seconds_per_byte))]
     nvls = params.nvls
     if nvls is not None:
         values += [nvls.overhead_s, nvls.bandwidth_bytes_per_s]
     n, b, nvls_ok = _arrays(rows)
     return _times(np.array(values), params.kind, nvls is not None, n, b, nvls_ok)
+
+
+def _rate(seconds_per_byte: float) -> float:
+    return 1.0 / seconds_per_byte if seconds_per_byte > 0 else math.inf

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...hardware import get_hardware
+from ...hardware import CalibratedProtocol, get_hardware
 from ...models.comm.phases import ALL_REDUCE
 from .fit import LinkParams, fit_chip
 from .measurements import (
@@ -132,11 +132,12 @@ class ProtocolReport:
         lines = [f"NCCL protocol model (LL / LL128 / Simple ring, NVLS all_reduce) from "
                  f"{self.data_root}", "",
                  "Fitted protocols (every row): overhead us / latency per step us / bus "
-                 "bandwidth GB/s",
+                 "bandwidth GB/s / rate of the per-byte cost GB/s (- none)",
                  f"{'chip':<14} {'kind':<15} {'rows':>5} {'outl':>4}  protocols"]
         for f in self.fits:
             cells = "  ".join(f"{p.name} {p.overhead_s * 1e6:.1f}/{p.latency_s * 1e6:.2f}/"
-                              f"{p.bandwidth_bytes_per_s / 1e9:.0f}" for p in f.protocols)
+                              f"{p.bandwidth_bytes_per_s / 1e9:.0f}/{_rate_gb(p)}"
+                              for p in f.protocols)
             lines.append(f"{f.hardware:<14} {f.kind:<15} {f.train_rows:>5} {f.outliers:>4}"
                          f"  {cells}")
         lines += ["", "Held-out absolute percentage error, median / p90 (rows): protocol "
@@ -161,6 +162,11 @@ class ProtocolReport:
                 f"{_cell(r.count_held_out_s, r.measured_s):>15} "
                 f"{_cell(r.alpha_beta_size_held_out_s, r.measured_s):>22}")
         return "\n".join(lines)
+
+
+def _rate_gb(p: CalibratedProtocol) -> str:
+    c = p.buffer_seconds_per_byte
+    return f"{1e-9 / c:.0f}" if c > 0 else "-"
 
 
 def _pair(a: Ape) -> str:
