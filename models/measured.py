@@ -5,9 +5,12 @@ It prices nothing: it runs the program. The StableHLO the program was loaded fro
 fed random arrays of its argument types (`hardware.timing.random_args`, the collector's
 draws) and timed by the collector's rule for whole steps (`hardware.timing.measure` with
 `PROGRAM_TIMING`: 2 warm-up calls, then batches of 5 until the median moves < 2 %, at
-least 5 and at most 30 calls or 3 s). Kernels are not timed one by one: the estimate is
-the whole step (`KernelEstimate.step_s`, the median), and the kernel rows are the
-roofline's shares of it.
+least 5 and at most 30 calls or 3 s). The estimate is the whole step
+(`KernelEstimate.step_s`, the median). On one CPU device the step is then run again
+under XLA's profiler (`featurize.step_profile`: 3 warm-up and 5 profiled calls) and the
+kernel rows are the measured step split by each kernel's time inside the step; where
+that profile cannot be taken (several devices, a GPU backend, kernels the profile does
+not match), the rows are the roofline's shares of the step and the notes say so.
 
 What it covers: the chip the local backend is (`host-cpu` on CPU; on a GPU, the catalog
 chip the device is, if any: `hardware.fingerprint.local_machine`), and programs whose
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
@@ -57,19 +60,23 @@ MAX_CACHED = 4096
 
 @dataclass(frozen=True)
 class Measurement:
-    """One program's step timed on this machine."""
+    """One program's step timed on this machine, and (one CPU device) each kernel's
+    seconds per step inside it by `Kernel.index`, or why there are none."""
 
     stats: TimingStats
     machine: str            # the device, e.g. "AMD EPYC 7B13 (cpu)"
     fingerprint_id: str
+    kernel_s: dict[int, float] | None = None
+    no_profile: str = ""
 
     def describe(self) -> str:
         s = self.stats
+        rows = ("the kernel rows split it by each kernel's time inside the step (XLA's "
+                "profiler)" if self.kernel_s is not None else
+                f"the kernel rows are the roofline's shares of it ({self.no_profile})")
         return (f"measured on this machine ({self.machine}, fingerprint "
                 f"{self.fingerprint_id}): median of {s.repeats} calls after {s.warmup} "
-                f"warm-up, p10-p90 {s.p10_s * 1e3:.3g}-{s.p90_s * 1e3:.3g} ms; kernels are "
-                "not timed one by one: the kernel rows are the roofline's shares of the "
-                "measured step")
+                f"warm-up, p10-p90 {s.p10_s * 1e3:.3g}-{s.p90_s * 1e3:.3g} ms; {rows}")
 
 
 @lru_cache(maxsize=1)
@@ -107,7 +114,19 @@ def estimate(analysis: Analysis, hw: Hardware, roofline: Sequence[KernelTime]) -
             f"fidelity 'measured' times programs on this machine's backend, which is "
             f"{local}; it cannot measure {hw.name}")
     m = measure_program(analysis.program)
-    return KernelEstimate(time_s=[t.time_s for t in roofline], step_s=m.stats.median_s,
+    times = [t.time_s for t in roofline]
+    if m.kernel_s is not None:
+        profiled = {k.index for k in analysis.kernels if k.kind != "collective" and k.priced}
+        if set(m.kernel_s) != profiled:
+            m = replace(m, kernel_s=None, no_profile="the profiled kernels are not this "
+                        "analysis's")
+        elif sum(m.kernel_s.values()) <= 0:
+            m = replace(m, kernel_s=None, no_profile="the profile found no time in any "
+                        "kernel")
+        else:
+            times = [m.kernel_s[k.index] / max(k.count, 1) if k.index in profiled else 0.0
+                     for k in analysis.kernels]
+    return KernelEstimate(time_s=times, step_s=m.stats.median_s,
                           step_low_s=m.stats.p10_s, step_high_s=m.stats.p90_s,
                           note=m.describe(), communication_included=True,
                           model=f"measured on {m.machine} (fingerprint {m.fingerprint_id})")
@@ -136,6 +155,7 @@ def measure_program(program: Program) -> Measurement:
             try:
                 found = Measurement(_time(data, label, devices, here, program=program), on,
                                     ident)
+                found = _with_profile(found, data, label, devices, here)
             except MeasurementError as exc:
                 found = exc
             if len(_cache) >= MAX_CACHED:
@@ -144,6 +164,22 @@ def measure_program(program: Program) -> Measurement:
     if isinstance(found, MeasurementError):
         raise MeasurementError(str(found))
     return found
+
+
+def _with_profile(m: Measurement, data: bytes, label: str, devices: int,
+                  here: Machine) -> Measurement:
+    """`m` with each kernel's seconds inside the step, where a profile can be taken."""
+    if devices != 1 or here.backend != "cpu":
+        why = "several devices" if devices != 1 else f"the {here.backend} backend"
+        return replace(m, no_profile=f"kernel times inside a step are read on one CPU "
+                                     f"device, not on {why}")
+    from ..featurize.step_profile import profile_step
+
+    try:
+        profile = profile_step(data, label)
+    except Exception as exc:  # noqa: BLE001 - the step is measured; rows fall back
+        return replace(m, no_profile=f"the profile failed: {_first_line(exc)}")
+    return replace(m, kernel_s=dict(profile.kernel_s))
 
 
 def check_devices(program: Program) -> int:

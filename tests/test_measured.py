@@ -57,8 +57,32 @@ def test_measured_times_a_jitted_program_like_jax_does():
     assert p.step_time_low_s <= p.step_time_s <= p.step_time_high_s
     assert p.compute_s == pytest.approx(p.step_time_s)
     assert sum(k.total_time_s for k in p.kernels) == pytest.approx(p.step_time_s)
-    assert any("kernels are not timed one by one" in n for n in p.notes)
+    assert any("each kernel's time inside the step" in n for n in p.notes)
     assert "fingerprint" in p.model and "cpu" in p.model
+
+
+def test_measured_kernel_rows_are_the_kernels_times_inside_the_step():
+    """On one CPU device the measured step is split by a profile of the step: the rows
+    follow what ran."""
+    text = jax.jit(_tanh_matmul).lower(A, B).as_text()
+    p = stablecost.predict(text, "host-cpu", fidelity="measured")
+    assert sum(k.total_time_s for k in p.kernels) == pytest.approx(p.step_time_s)
+    assert max(p.kernels, key=lambda k: k.total_time_s).kind == "matmul"
+    assert all(k.total_time_s >= 0 for k in p.kernels)
+
+
+def test_measured_kernel_rows_fall_back_to_roofline_shares_without_a_profile(monkeypatch):
+    import stablecost.featurize.step_profile as step_profile
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no profiler here")
+
+    monkeypatch.setattr(step_profile, "profile_step", broken)
+    # a program no other test predicts (predictions of a program are cached)
+    text = jax.jit(_tanh_matmul).lower(A[:128], B).as_text()
+    p = stablecost.predict(text, "host-cpu", fidelity="measured")
+    assert p.step_time_s > 0
+    assert any("roofline's shares" in n and "no profiler here" in n for n in p.notes)
 
 
 def test_donated_arguments_are_timed_without_donation():
