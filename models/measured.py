@@ -115,16 +115,17 @@ def estimate(analysis: Analysis, hw: Hardware, roofline: Sequence[KernelTime]) -
             f"{local}; it cannot measure {hw.name}")
     m = measure_program(analysis.program)
     times = [t.time_s for t in roofline]
-    if m.kernel_s is not None:
+    inside = m.kernel_s
+    if inside is not None:
         profiled = {k.index for k in analysis.kernels if k.kind != "collective" and k.priced}
-        if set(m.kernel_s) != profiled:
+        if set(inside) != profiled:
             m = replace(m, kernel_s=None, no_profile="the profiled kernels are not this "
                         "analysis's")
-        elif sum(m.kernel_s.values()) <= 0:
+        elif sum(inside.values()) <= 0:
             m = replace(m, kernel_s=None, no_profile="the profile found no time in any "
                         "kernel")
         else:
-            times = [m.kernel_s[k.index] / max(k.count, 1) if k.index in profiled else 0.0
+            times = [inside[k.index] / max(k.count, 1) if k.index in profiled else 0.0
                      for k in analysis.kernels]
     return KernelEstimate(time_s=times, step_s=m.stats.median_s,
                           step_low_s=m.stats.p10_s, step_high_s=m.stats.p90_s,
