@@ -1,5 +1,6 @@
 """Convolutions: the 2-D `convolution` family (layouts, strides, dilation,
-groups, transposed, both backward passes) and the 3-D `conv3d` family.
+groups, transposed, both backward passes, of strided and transposed ones too) and the
+3-D `conv3d` family.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from .core import (
 # --------------------------------------------------------------------------- convolution
 CONV_VARIANTS = ("fwd_nhwc", "fwd_nchw", "strided", "dilated", "grouped", "depthwise",
                  "bwd_data", "bwd_filter")
+# backward passes of the strided and transposed draws (see sample_conv)
+GRADIENT_VARIANTS = ("strided_bwd_data", "strided_bwd_filter", "transposed_bwd_data",
+                     "transposed_bwd_filter")
 
 
 @sampler("convolution")
@@ -68,13 +72,20 @@ def sample_conv(rng: np.random.Generator) -> KernelSpec:
             return 2.0 * nn * (2 * hh) ** 2 * co * ci * kernel * kernel
 
         n, hw, cin, cout = shrink_to_fit([n, hw, cin, cout], flops, limit)
+    if variant in ("strided", "transposed") and rng.random() < 2 / 3:
+        # Two thirds of the strided and transposed draws become their backward passes,
+        # what a CNN or decoder training step runs: the input gradient of a strided
+        # convolution is input-dilated, the filter gradient of a transposed one is
+        # input-dilated with the output gradient's whole spatial extent as its window,
+        # in a layout that is not channels-last. Drawn last, as above.
+        variant = f"{variant}_{rng.choice(['bwd_data', 'bwd_filter'])}"
     params = {"n": n, "hw": hw, "cin": cin, "cout": cout, "kernel": kernel, "stride": stride,
               "dilation": dilation, "groups": groups, "dtype": dtype,
               "layout": "NCHW" if variant == "fwd_nchw" else "NHWC"}
     return KernelSpec("convolution", variant, dtype, params, log2_bucket(flops([n, hw, cin, cout])))
 
 
-@builder("convolution", *CONV_VARIANTS, "transposed")
+@builder("convolution", *CONV_VARIANTS, "transposed", *GRADIENT_VARIANTS)
 def _build_conv(p: dict[str, Any]):
     from jax import lax
 
@@ -92,11 +103,12 @@ def _build_conv(p: dict[str, Any]):
                                         dimension_numbers=dn, feature_group_count=groups)
 
     variant = p.get("variant", "fwd")
-    if variant == "transposed":
+    if variant.startswith("transposed"):
         def conv_transpose(x, w):
             return lax.conv_transpose(x, w, (stride, stride), "SAME", dimension_numbers=dn)
-        return conv_transpose, [ArgSpec(x_shape, dtype), ArgSpec((kk, kk, cin, cout), dtype)]
-    return _conv_pass(conv, variant, x_shape, w_shape, dtype)
+        return _conv_pass(conv_transpose, variant.removeprefix("transposed").lstrip("_"),
+                          x_shape, (kk, kk, cin, cout), dtype)
+    return _conv_pass(conv, variant.removeprefix("strided_"), x_shape, w_shape, dtype)
 
 
 def _conv_pass(conv: Callable[[Any, Any], Any], variant: str, x_shape: tuple[int, ...],
