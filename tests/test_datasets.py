@@ -528,7 +528,7 @@ def test_shipped_machines_each_in_their_own_root():
     fingerprint = store.DatasetInfo.read(second).fingerprint
     assert fingerprint["cpu_family"] == 25 and "avx512_bf16" in fingerprint["cpu_isa"]
     (report,) = validate(second)
-    assert not report.problems and report.checksums and report.rows == 15831
+    assert not report.problems and report.checksums and report.rows == 17885
     kinds = store.read_frame(second, columns=["kind"])["kind"].value_counts().to_dict()
     # every program profiled once (collect profiles --from-programs)
     assert set(kinds) == {"kernel", "program", "profile"}
