@@ -185,9 +185,9 @@ def thunk_intervals(events: Iterable[tuple[int, int, str]], skip: set[str]
 
 
 def _host_events(xspace_path: str) -> list[tuple[int, int, str]]:
-    from jax._src.lib import _profile_data
+    from jax.profiler import ProfileData
 
-    data = _profile_data.ProfileData.from_file(xspace_path)
+    data = ProfileData.from_file(xspace_path)
     return [(e.start_ns, e.duration_ns, e.name)
             for plane in data.planes if plane.name.startswith("/host:CPU")
             for line in plane.lines if line.name.startswith("tf_XLA")
