@@ -39,6 +39,7 @@ _CALIBRATED_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 _PROTOCOL_ARRAYS = ("protocol_names", "protocol_overhead_s", "protocol_latency_s",
                     "protocol_bandwidth_bytes_per_s")
 _PROTOCOL_BUFFER = "protocol_buffer_seconds_per_byte"   # optional; absent: 0 each
+_PROTOCOL_PEER = "protocol_peer_seconds_per_byte"       # optional; absent: 0 each
 _KINDS = {"gpu", "tpu", "cpu"}
 _TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
 _REQUIRED_DTYPES = ("f32", "bf16", "f16")
@@ -48,16 +49,18 @@ _REQUIRED_DTYPES = ("f32", "bf16", "f16")
 class CalibratedProtocol:
     """One NCCL protocol regime fitted to measured collectives of one kind
     (`train.link_calibration.protocols`): a call costs `overhead_s + steps x latency_s +
-    bus bytes / bandwidth_bytes_per_s + B x buffer_seconds_per_byte` under it (B: the
-    message bytes, whatever the group size; 0: no such term, as files written before
-    it). Names: LL, LL128, Simple (ring) and NVLS (the in-switch algorithm, `latency_s`
-    0)."""
+    bus bytes / bandwidth_bytes_per_s + B x buffer_seconds_per_byte + B / n x
+    peer_seconds_per_byte` under it (B: the message bytes, whatever the group size; B / n:
+    the bytes of each point-to-point message of an all_to_all on n GPUs, the only kind
+    fitted with that term; 0: no such term, as files written before it). Names: LL,
+    LL128, Simple (ring) and NVLS (the in-switch algorithm, `latency_s` 0)."""
 
     name: str
     overhead_s: float
     latency_s: float
     bandwidth_bytes_per_s: float
     buffer_seconds_per_byte: float = 0.0
+    peer_seconds_per_byte: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -335,7 +338,7 @@ def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
     if not kind:
         allowed |= {"source", *_CALIBRATED_KINDS}
     else:
-        allowed |= {*_PROTOCOL_ARRAYS, _PROTOCOL_BUFFER}
+        allowed |= {*_PROTOCOL_ARRAYS, _PROTOCOL_BUFFER, _PROTOCOL_PEER}
     extra = set(table) - allowed
     if extra:
         raise fail(f"unknown keys {sorted(extra)} in {where}; allowed: {sorted(allowed)}")
@@ -372,11 +375,12 @@ def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:
 
 def _parse_protocols(table: Any, fail: Any, where: str) -> tuple[CalibratedProtocol, ...]:
     """The `protocol_*` arrays of a per-kind calibrated table (all four or none, and
-    optionally `protocol_buffer_seconds_per_byte`)."""
+    optionally `protocol_buffer_seconds_per_byte` and `protocol_peer_seconds_per_byte`)."""
     present = [k for k in _PROTOCOL_ARRAYS if k in table]
     if not present:
-        if _PROTOCOL_BUFFER in table:
-            raise fail(f"{where} {_PROTOCOL_BUFFER} needs {list(_PROTOCOL_ARRAYS)}")
+        for key in (_PROTOCOL_BUFFER, _PROTOCOL_PEER):
+            if key in table:
+                raise fail(f"{where} {key} needs {list(_PROTOCOL_ARRAYS)}")
         return ()
     if len(present) != len(_PROTOCOL_ARRAYS):
         raise fail(f"{where} needs all of {list(_PROTOCOL_ARRAYS)} or none, got "
@@ -391,13 +395,16 @@ def _parse_protocols(table: Any, fail: Any, where: str) -> tuple[CalibratedProto
             not all(_positive(v) for v in bandwidth):
         raise fail(f"{where} protocol overheads and latencies must be numbers >= 0 and "
                    "bandwidths positive numbers")
-    buffer = table.get(_PROTOCOL_BUFFER, [0.0] * len(names))
-    if not isinstance(buffer, list) or len(buffer) != len(names) or \
-            not all(_non_negative(v) for v in buffer):
-        raise fail(f"{where} {_PROTOCOL_BUFFER} must be a list of {len(names)} numbers >= 0 "
-                   f"(one per protocol), got {buffer!r}")
-    return tuple(CalibratedProtocol(str(n), float(o), float(a), float(b), float(c))
-                 for n, o, a, b, c in zip(names, overhead, latency, bandwidth, buffer))
+    per_byte = []
+    for key in (_PROTOCOL_BUFFER, _PROTOCOL_PEER):
+        values = table.get(key, [0.0] * len(names))
+        if not isinstance(values, list) or len(values) != len(names) or \
+                not all(_non_negative(v) for v in values):
+            raise fail(f"{where} {key} must be a list of {len(names)} numbers >= 0 "
+                       f"(one per protocol), got {values!r}")
+        per_byte.append(values)
+    return tuple(CalibratedProtocol(str(n), float(o), float(a), float(b), float(c), float(d))
+                 for n, o, a, b, c, d in zip(names, overhead, latency, bandwidth, *per_byte))
 
 
 def _positive(value: Any) -> bool:

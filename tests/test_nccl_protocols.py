@@ -133,6 +133,26 @@ def test_buffer_term_hand_worked():
         _switch(8, (dataclasses.replace(TRUE[2], buffer_seconds_per_byte=-1e-12),))
 
 
+def test_all_to_all_peer_term_hand_worked():
+    # all_to_all of 128 KiB (131072 B), LL only: 5 us + 0.8 us per peer at 15 GB/s plus
+    # 1 / 6 GB/s per byte of each peer's message (B/n):
+    #   2 GPUs  5 + 0.8     + 1/2 B / 15e9 + 65536 / 6e9 = 5 + 0.8 + 4.37 + 10.92 = 21.09 us
+    #   8 GPUs  5 + 7 x 0.8 + 7/8 B / 15e9 + 16384 / 6e9 = 5 + 5.6 + 7.65 + 2.73  = 20.98 us
+    # so with the term it is no slower on 8 GPUs than on 2, as NCCL's point-to-point
+    # all_to_all measures at 64-128 KiB; the term prices all_to_all only.
+    b = 128 * 1024
+    ll = (dataclasses.replace(TRUE[0], peer_seconds_per_byte=1 / 6e9),)
+    at2 = collective_time("all_to_all", b, 2, _switch(2, ll))
+    at8 = collective_time("all_to_all", b, 8, _switch(8, ll))
+    assert at2.time_s == pytest.approx(5e-6 + 0.8e-6 + b / 2 / 15e9 + b / 2 / 6e9)
+    assert at8.time_s == pytest.approx(5e-6 + 7 * 0.8e-6 + 7 / 8 * b / 15e9 + b / 8 / 6e9)
+    assert at8.time_s < at2.time_s
+    assert collective_time("all_gather", b, 8, _switch(8, ll)).time_s == pytest.approx(
+        5e-6 + 7 * 0.8e-6 + 7 / 8 * b / 15e9)
+    with pytest.raises(InvalidArgumentError, match="peer_seconds_per_byte >= 0"):
+        _switch(8, (dataclasses.replace(TRUE[0], peer_seconds_per_byte=-1.0),))
+
+
 def _rows(protocols, chip="H100-SXM", kinds=KINDS, counts=(2, 4, 8), noise=0.02, seed=0):
     """Measurements made by the protocol model itself, times log-normal noise."""
     rng = np.random.default_rng(seed)

@@ -62,9 +62,16 @@ is (o_p, a_p, bw_p, c_p) and the formulas above become, taking the cheapest prot
     all_reduce                   ring    o_p + 2(n-1) a_p + 2(n-1)/n B / bw_p + c_p B
                                  in_switch  o_N + (n+1)/n B / bw_N + c_N B  (protocol NVLS)
     all_to_all                   direct  o_p + (n-1) a_p  + (n-1)/n B / bw_p + c_p B
+                                                 + d_p B/n
 
 (o_p is the whole per-call cost: the topology's `overhead_s` is their minimum and the
-rest is charged as alpha). c_p (seconds per byte, `buffer_seconds_per_byte`; 0 in chip
+rest is charged as alpha). d_p (`peer_seconds_per_byte`; 0 in chip files written before
+it) is a cost per byte of each point-to-point message: NCCL's all_to_all is n-1 grouped
+sends of B/n bytes, run concurrently, each at a per-peer rate (its few channels) far
+below the port's: H100's LL all_to_all takes about 0.16 us more per KiB of each peer's
+message on 2, 4 and 8 GPUs alike (8 -> 32 KiB per peer: 7.9 -> 11.7 us on 2 GPUs,
+2 -> 16 KiB: 7.2 -> 9.9 us on 8), so at a given B it gets faster with more GPUs.
+c_p (seconds per byte, `buffer_seconds_per_byte`; 0 in chip
 files written before it) is a cost per byte of the whole message that does not grow
 with the group: NCCL's bus bandwidth at a given size rises with the GPU count (H100
 all_gather of 512 MiB: 258 / 318 / 335 GB/s on 2 / 4 / 8 GPUs), as if each GPU also
@@ -118,11 +125,11 @@ class Fabric:
     efficiency: float
     level: str
     # calibrated protocol regimes: (name, overhead beyond the topology's, alpha, bandwidth,
-    # seconds per message byte)
-    protocols: tuple[tuple[str, float, float, float, float], ...] = ()
+    # seconds per message byte, seconds per byte of one point-to-point message)
+    protocols: tuple[tuple[str, float, float, float, float, float], ...] = ()
 
     @property
-    def nvls(self) -> tuple[str, float, float, float, float] | None:
+    def nvls(self) -> tuple[str, float, float, float, float, float] | None:
         return next((p for p in self.protocols if p[0] == NVLS_PROTOCOL), None)
 
 
@@ -153,14 +160,17 @@ def _nvls_all_reduce(kind: str, f: Fabric) -> bool:
     return kind == ALL_REDUCE and f.nvls is not None
 
 
-def _protocol_cost(f: Fabric, steps: int, bus_bytes: float, b: float) -> PhaseCost | None:
+def _protocol_cost(f: Fabric, steps: int, bus_bytes: float, b: float,
+                   peer_bytes: float = 0.0) -> PhaseCost | None:
     """The cheapest calibrated (non-NVLS) protocol for `steps` steps moving `bus_bytes`
-    through a port, of a message of `b` bytes; None when `f` has no protocols."""
+    through a port, of a message of `b` bytes sent as point-to-point messages of
+    `peer_bytes` each (all_to_all); None when `f` has no protocols."""
     best: PhaseCost | None = None
-    for name, extra_s, alpha_s, bw, buffer_s in f.protocols:
+    for name, extra_s, alpha_s, bw, buffer_s, peer_s in f.protocols:
         if name == NVLS_PROTOCOL:
             continue
-        cost = (steps, 1, extra_s + steps * alpha_s, bus_bytes / bw + b * buffer_s)
+        cost = (steps, 1, extra_s + steps * alpha_s,
+                bus_bytes / bw + b * buffer_s + peer_bytes * peer_s)
         if best is None or cost[2] + cost[3] < best[2] + best[3]:
             best = cost
     return best
@@ -244,10 +254,10 @@ def _protocol_phase(kind: str, algo: str, b: float, f: Fabric) -> PhaseCost | No
     if algo == RING and kind == ALL_REDUCE:
         return _protocol_cost(f, 2 * (n - 1), 2 * share * b, b)
     if algo == DIRECT and kind == ALL_TO_ALL:
-        return _protocol_cost(f, n - 1, share * b, b)
+        return _protocol_cost(f, n - 1, share * b, b, b / n)
     nvls = f.nvls
     if algo == IN_SWITCH and kind == ALL_REDUCE and nvls is not None:
-        _, extra_s, alpha_s, bw, buffer_s = nvls
+        _, extra_s, alpha_s, bw, buffer_s, _ = nvls
         return 1, 1, extra_s + alpha_s, (n + 1) / n * b / bw + b * buffer_s
     return None
 
@@ -272,7 +282,8 @@ def flat_fabric(topology: Topology, n: int, link: Link, kind: str, level: str) -
     fabric of `topology`."""
     if kind == SWITCH:
         protocols = tuple((p.name, p.overhead_s - topology.overhead_s, p.latency_s,
-                           p.bandwidth_bytes_per_s, p.buffer_seconds_per_byte)
+                           p.bandwidth_bytes_per_s, p.buffer_seconds_per_byte,
+                           p.peer_seconds_per_byte)
                           for p in topology.protocols)
         return Fabric(n, link.latency_s, link.bandwidth_bytes_per_s,
                       link.bandwidth_bytes_per_s, topology.in_switch_reduction_efficiency,

@@ -116,11 +116,12 @@ class Topology:
             for p in self.protocols:
                 if not (isinstance(p, CalibratedProtocol) and p.overhead_s >= self.overhead_s
                         and p.latency_s >= 0 and p.bandwidth_bytes_per_s > 0
-                        and 0 <= p.buffer_seconds_per_byte < math.inf):
+                        and 0 <= p.buffer_seconds_per_byte < math.inf
+                        and 0 <= p.peer_seconds_per_byte < math.inf):
                     raise InvalidArgumentError(
                         f"protocol {p!r} needs overhead_s >= the topology's "
-                        f"{self.overhead_s!r}, latency_s >= 0, a positive bandwidth and a "
-                        "finite buffer_seconds_per_byte >= 0")
+                        f"{self.overhead_s!r}, latency_s >= 0, a positive bandwidth and "
+                        "finite buffer_seconds_per_byte and peer_seconds_per_byte >= 0")
         set_(self, "dims", tuple(self.dims))
         set_(self, "links", tuple(self.links))
         set_(self, "wraparound", tuple(bool(w) for w in self.wraparound))

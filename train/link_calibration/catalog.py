@@ -86,6 +86,9 @@ def _protocols_toml(p: "ProtocolParams", in_switch: float | None,
             _toml_float(q.bandwidth_bytes_per_s) for q in p.protocols) + "]",
         "protocol_buffer_seconds_per_byte = [" + ", ".join(
             _toml_float(q.buffer_seconds_per_byte) for q in p.protocols) + "]"]
+    if any(q.peer_seconds_per_byte for q in p.protocols):
+        lines.append("protocol_peer_seconds_per_byte = [" + ", ".join(
+            _toml_float(q.peer_seconds_per_byte) for q in p.protocols) + "]")
     return lines
 
 

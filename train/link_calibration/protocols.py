@@ -46,6 +46,17 @@ or more slower (else NVLS merely imitates the ring, or noise, on the f16 rows). 
 without 8-GPU rows has no NVLS: the data shows NVLS at 8 GPUs only (f16 vs i8 at 512 MiB
 on 8 H100: 2111 vs 2672 us, +27 %; on 4: +1 %). B200's table shows +9 % at 8 GPUs (1355
 vs 1479 us) and +5 % at 4: its all_reduce is fitted without NVLS.
+
+all_to_all: NCCL runs it as n-1 grouped point-to-point sends of B/n bytes (not a ring),
+concurrent, each on a few channels of its own, so its per-byte cost is per peer message:
+o_p + (n-1) a_p + (n-1)/n B / bw_p + d_p B/n (`peer_seconds_per_byte`), with no c_p B
+term. The per-peer rate 1 / d_p is bounded by `PEER_SHARES` x the link bandwidth, not
+`BUFFER_SHARES`: it is far below the port's (H100 LL: about 6 GB/s per peer, 0.16 us per
+KiB of each peer's message on 2, 4 and 8 GPUs alike), which is why at 64-128 KiB an
+all_to_all on 8 GPUs is faster than on 2 (9.9 vs 13.8 us at 128 KiB). On the
+aiconfigurator tables this takes the all_to_all p90 error with GPU counts held out from
+30 / 29 / 20 % to 24 / 24 / 17 % (H100 / H200 / B200; A100 13 %), held-out sizes
+unchanged or better (benchmarks/comm_calibration.py).
 """
 
 from __future__ import annotations
@@ -88,6 +99,9 @@ _START = ((5e-6, 0.8e-6, 0.07), (8e-6, 1.5e-6, 0.33), (20e-6, 3e-6, 0.67))
 BUFFER_SHARES = (0.3, 1000.0)
 BUFFER_SHARE_START = 10.0
 _BUFFER_SHIFTS = (-math.log(10.0), math.log(10.0))
+# all_to_all: the bounds of the per-peer rate 1 / d_p (module docstring), shares of the
+# link bandwidth; it starts where the buffer rate does.
+PEER_SHARES = (0.001, 1000.0)
 _RING_VALUES = 4               # o, a, bw, 1 / c per ring protocol
 _NVLS_START = (20e-6, 0.67)
 MAX_OVERHEAD_S = 200e-6
@@ -128,14 +142,17 @@ class ProtocolParams:
         """The bus bandwidth of `simple` on `num_devices` GPUs (its per-byte cost as
         bus time): the link bandwidth of the algorithms the protocols do not price."""
         p = self.simple
-        _, factor = _steps_and_factor(self.kind, np.array([float(max(num_devices, 2))]))
+        n = float(max(num_devices, 2))
+        _, factor = _steps_and_factor(self.kind, np.array([n]))
         return 1.0 / (1.0 / p.bandwidth_bytes_per_s
-                      + p.buffer_seconds_per_byte / float(factor[0]))
+                      + (p.buffer_seconds_per_byte + p.peer_seconds_per_byte / n)
+                      / float(factor[0]))
 
 
 def speed_bytes_per_s(p: CalibratedProtocol) -> float:
-    """A protocol's large-message speed, 1 / (1 / bw_p + c_p): how they are named."""
-    return 1.0 / (1.0 / p.bandwidth_bytes_per_s + p.buffer_seconds_per_byte)
+    """A protocol's large-message speed, 1 / (1 / bw_p + c_p + d_p): how they are named."""
+    return 1.0 / (1.0 / p.bandwidth_bytes_per_s + p.buffer_seconds_per_byte
+                  + p.peer_seconds_per_byte)
 
 
 def _steps_and_factor(kind: str, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,15 +178,22 @@ def _arrays(rows: Sequence[CollectiveMeasurement]) -> tuple[np.ndarray, ...]:
     return n, b, nvls_ok
 
 
+def _per_byte_bytes(kind: str, n: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The bytes the per-byte term prices: the message (c_p B), or for all_to_all one
+    point-to-point message (d_p B/n)."""
+    return b / n if kind == ALL_TO_ALL else b
+
+
 def _columns(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarray,
              nvls_ok: np.ndarray) -> np.ndarray:
-    """(protocols, rows) times: each ring protocol's (values: o, a, bw, 1 / c each), then
-    NVLS's (o, bw; inf where the dtype cannot use it)."""
+    """(protocols, rows) times: each ring protocol's (values: o, a, bw, 1 / c each; for
+    all_to_all 1 / d), then NVLS's (o, bw; inf where the dtype cannot use it)."""
     steps, factor = _steps_and_factor(kind, n)
+    per_byte = _per_byte_bytes(kind, n, b)
     cols = []
     for i in range(len(PROTOCOL_NAMES)):
         o, a, bw, rate = values[_RING_VALUES * i:_RING_VALUES * (i + 1)]
-        cols.append(o + steps * a + factor * b / bw + b / rate)
+        cols.append(o + steps * a + factor * b / bw + per_byte / rate)
     if nvls:
         o, bw = values[-2:]
         cols.append(np.where(nvls_ok, o + (n + 1) / n * b / bw, np.inf))
@@ -181,11 +205,13 @@ def _times(values: np.ndarray, kind: str, nvls: bool, n: np.ndarray, b: np.ndarr
     return _columns(values, kind, nvls, n, b, nvls_ok).min(axis=0)
 
 
-def _bounds(nvls: bool, link_bw: float) -> tuple[np.ndarray, np.ndarray]:
+def _bounds(nvls: bool, link_bw: float, kind: str = ALL_REDUCE,
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Log-space bounds: no protocol's bus bandwidth above the datasheet link bandwidth
     (a ring cannot beat its links; NVLS's (n+1)/n B per port neither), the per-byte
-    cost's rate within `BUFFER_SHARES` of it."""
-    lo_rate, hi_rate = (math.log(share * link_bw) for share in BUFFER_SHARES)
+    cost's rate within `BUFFER_SHARES` of it (all_to_all's per-peer rate: `PEER_SHARES`)."""
+    shares = PEER_SHARES if kind == ALL_TO_ALL else BUFFER_SHARES
+    lo_rate, hi_rate = (math.log(share * link_bw) for share in shares)
     lo = [math.log(1e-7), math.log(1e-10), math.log(1e8), lo_rate] * len(PROTOCOL_NAMES)
     hi = [math.log(MAX_OVERHEAD_S), math.log(MAX_LATENCY_S), math.log(link_bw), hi_rate] * \
         len(PROTOCOL_NAMES)
@@ -209,7 +235,7 @@ def _fit_once(rows: Sequence[CollectiveMeasurement], kind: str, nvls: bool,
     if nvls:
         start += [_NVLS_START[0], _NVLS_START[1] * link_bw]
     center = np.log(start)
-    lo, hi = _bounds(nvls, link_bw)
+    lo, hi = _bounds(nvls, link_bw, kind)
 
     def residuals(theta: np.ndarray) -> np.ndarray:
         t = _times(np.exp(theta), kind, nvls, n, b, nvls_ok)
@@ -277,7 +303,10 @@ def _params(hardware: str, kind: str, values: np.ndarray, nvls: bool, rows: int,
             outliers: int, winners: set[int]) -> ProtocolParams:
     """The fitted values as named protocols, keeping only those that win on some training
     row: a regime the data never shows is not identified (its values would be the prior)."""
-    fitted = [(CalibratedProtocol("", float(o), float(a), float(bw), 1.0 / float(rate)), i)
+    peer = kind == ALL_TO_ALL       # the per-byte term is d_p (per peer message), not c_p
+    fitted = [(CalibratedProtocol("", float(o), float(a), float(bw),
+                                  0.0 if peer else 1.0 / float(rate),
+                                  1.0 / float(rate) if peer else 0.0), i)
               for i in range(len(PROTOCOL_NAMES))
               for o, a, bw, rate in [values[_RING_VALUES * i:_RING_VALUES * (i + 1)]]]
     fitted.sort(key=lambda pi: speed_bytes_per_s(pi[0]))
@@ -357,7 +386,8 @@ def fitted_times(params: ProtocolParams,
     check it)."""
     values = [v for p in params.ring for v in (p.overhead_s, p.latency_s,
                                                p.bandwidth_bytes_per_s,
-                                               _rate(p.buffer_seconds_per_byte))]
+                                               _rate(p.buffer_seconds_per_byte
+                                                     + p.peer_seconds_per_byte))]
     nvls = params.nvls
     if nvls is not None:
         values += [nvls.overhead_s, nvls.bandwidth_bytes_per_s]

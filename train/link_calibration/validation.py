@@ -132,7 +132,8 @@ class ProtocolReport:
         lines = [f"NCCL protocol model (LL / LL128 / Simple ring, NVLS all_reduce) from "
                  f"{self.data_root}", "",
                  "Fitted protocols (every row): overhead us / latency per step us / bus "
-                 "bandwidth GB/s / rate of the per-byte cost GB/s (- none)",
+                 "bandwidth GB/s / rate of the per-byte cost GB/s (- none; p: all_to_all's per "
+                 "peer message)",
                  f"{'chip':<14} {'kind':<15} {'rows':>5} {'outl':>4}  protocols"]
         for f in self.fits:
             cells = "  ".join(f"{p.name} {p.overhead_s * 1e6:.1f}/{p.latency_s * 1e6:.2f}/"
@@ -165,6 +166,9 @@ class ProtocolReport:
 
 
 def _rate_gb(p: CalibratedProtocol) -> str:
+    """The rate of the per-byte cost, GB/s; all_to_all's per-peer rate marked 'p'."""
+    if p.peer_seconds_per_byte > 0:
+        return f"p{1e-9 / p.peer_seconds_per_byte:.1f}"
     c = p.buffer_seconds_per_byte
     return f"{1e-9 / c:.0f}" if c > 0 else "-"
 
