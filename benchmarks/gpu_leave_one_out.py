@@ -14,10 +14,11 @@ the model and the roofline alike (`templates.fused_attention`). The A100 entries
 never priced from another A100's data.
 
 Prints one Markdown table per op family: per held-out GPU, the learned model's MAPE,
-median APE, share within ±10 % and Kendall τ, next to the roofline's on the same rows,
-and whether the issue's target holds (GEMMs, i.e. gemm, bmm and linear: median APE
-<= 10 % and <= half the roofline's; other families: median APE <= half the
-roofline's).
+median APE, share within ±10 % and Kendall τ, its bias and scatter (`bias_split`: the
+median of predicted/measured, and the median APE once that one factor is divided
+out), next to the roofline's on the same rows, and whether the issue's target holds
+(GEMMs, i.e. gemm, bmm and linear: median APE <= 10 % and <= half the roofline's;
+other families: median APE <= half the roofline's).
 
 Each (chip, family) slice is capped at `--rows` samples (seeded; `--quick`: 500), so a
 run takes a few minutes on 2 cores.
@@ -48,6 +49,19 @@ def _bundled_target() -> str:
 # the families that are GEMMs: aiconfigurator's bf16/fp8 GEMMs and NeuSight's fp32
 # batched matmuls and linear layers
 GEMMS = ("gemm", "bmm", "linear")
+
+
+def bias_split(measured_s, predicted_s) -> tuple[float, float]:
+    """(bias, scatter): the median of predicted/measured, and the median APE of the
+    predictions divided by it. A held-out chip's error is mostly bias when the scatter
+    is far below the median APE (one factor for the whole chip), mostly scatter when
+    they are close. Measured (1, 2, 4), predicted (1.1, 2.4, 4.4): ratios 1.1, 1.2,
+    1.1, bias 1.1, ratios over it 1, 1.0909, 1, scatter 0."""
+    import numpy as np
+
+    ratio = np.asarray(predicted_s, dtype=np.float64) / np.asarray(measured_s, np.float64)
+    bias = float(np.median(ratio))
+    return bias, float(np.median(np.abs(ratio / bias - 1.0)))
 
 
 def _check(family: str, learned: dict, roofline: dict) -> str:
@@ -85,7 +99,9 @@ def main() -> None:
         test = [p for p in parts if GROUPS.get(p.chip, p.chip) == group]
         model = fit(train, target=target, seed=args.seed, interval=False)
         for p in test:
-            learned = metrics.summary(p.measured_s, predict_samples(model, p))
+            predicted = predict_samples(model, p)
+            learned = metrics.summary(p.measured_s, predicted)
+            learned["bias"], learned["scatter"] = bias_split(p.measured_s, predicted)
             roofline = metrics.summary(p.measured_s, p.f.sample_roofline_s())
             results[p.family].append((p.chip, learned, roofline))
         print(f"  held out {group}: {model.best_iteration_} rounds, "
@@ -97,12 +113,14 @@ def main() -> None:
             continue
         print(f"### {family}\n")
         print("| held-out GPU | n | MAPE | median APE | within ±10 % | Kendall τ | "
+              "bias (median pred/meas) | scatter (median APE, bias divided out) | "
               "roofline MAPE | roofline median APE | roofline within ±10 % | roofline τ | "
               "target |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for chip, s, r in results[family]:
             print(f"| {chip} | {s['n']:,} | {s['mape']:.1%} | {s['median_ape']:.1%} | "
-                  f"{s['within_10pct']:.0%} | {s['kendall_tau']:.3f} | {r['mape']:.1%} | "
+                  f"{s['within_10pct']:.0%} | {s['kendall_tau']:.3f} | {s['bias']:.3f} | "
+                  f"{s['scatter']:.1%} | {r['mape']:.1%} | "
                   f"{r['median_ape']:.1%} | {r['within_10pct']:.0%} | "
                   f"{r['kendall_tau']:.3f} | {_check(family, s, r)} |")
         print()
