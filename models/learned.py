@@ -196,32 +196,41 @@ def models_for(hw: Hardware, root: Path | None = None) -> LearnedModels | None:
     return shared
 
 
+def load_kernel_model(hardware: str, root: Path | None = None) -> LearnedModels | None:
+    """The bundle's kernel model alone (no step models), or None when it has none: what
+    the step models are fitted over, so a step model left from an older kernel model
+    does not stop its own refit. Not cached."""
+    path = bundle_path(hardware, root)
+    if not (path / "kernel_xgb").is_dir():
+        return None
+    kernel, meta = KernelCostModel.load(path / "kernel_xgb")
+    return LearnedModels(hardware, path, kernel, meta, spec=bundled_hardware(hardware, root),
+                         step_interval=_read_step_interval(
+                             path / "kernel_xgb" / STEP_INTERVAL_FILE,
+                             str(meta.get("data_digest", ""))))
+
+
 def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None:
     """The bundled models for `hardware`, or None when it has none (loaded once)."""
     path = bundle_path(hardware, root)
     with _lock:
         if path in _loaded:
             return _loaded[path]
-        models = None
         # a model directory that is there is loaded, whatever it lacks: a damaged bundle
         # is refused (models/manifest.py), never taken for none or for one without a GNN
-        if (path / "kernel_xgb").is_dir():
-            kernel, meta = KernelCostModel.load(path / "kernel_xgb")
-            models = LearnedModels(hardware, path, kernel, meta,
-                                   spec=bundled_hardware(hardware, root),
-                                   step_interval=_read_step_interval(
-                                       path / "kernel_xgb" / STEP_INTERVAL_FILE,
-                                       str(meta.get("data_digest", ""))))
+        models = load_kernel_model(hardware, root)
+        if models is not None:
             if (path / "step_calibration").is_dir():
                 from .step_calibration import StepCalibration
 
                 models.calibration = StepCalibration.load(path / "step_calibration")
-                _check_trained_over(path, "step calibration", models.calibration.meta, meta)
+                _check_trained_over(path, "step calibration", models.calibration.meta,
+                                   models.kernel_meta)
             if (path / "step_gnn").is_dir():
                 from .gnn.estimator import StepGNN
 
                 models.step, models.step_meta = StepGNN.load(path / "step_gnn")
-                _check_trained_over(path, "step GNN", models.step_meta, meta)
+                _check_trained_over(path, "step GNN", models.step_meta, models.kernel_meta)
         _loaded[path] = models
         return models
 

@@ -441,6 +441,7 @@ def test_collect_rejects_bad_arguments(capsys, tmp_path):
     (["train", "xgboost", "--save", "{file}"], "--save '{file}' is a file"),
     (["train", "xgboost", "--tracking-uri", "bogus://x"], "--tracking-uri 'bogus://x': MLflow "
                                                          "cannot use it"),
+    (["train", "xgboost", "--also-families", "convolution"], "--also-families needs --also"),
     (["evaluate", "--out", "{file}"], "--out '{file}' is a file"),
 ])
 def test_training_commands_check_their_arguments_before_any_work(argv, match, tmp_path, capsys):
@@ -450,7 +451,8 @@ def test_training_commands_check_their_arguments_before_any_work(argv, match, tm
     a_file = tmp_path / "f.txt"
     a_file.write_text("x")
     argv = [a.replace("{file}", str(a_file)) for a in argv]
-    data = ROOT / "data" / "cpu" if "--tracking-uri" in argv else tmp_path / "none"
+    data = (ROOT / "data" / "cpu" if {"--tracking-uri", "--also-families"} & set(argv)
+            else tmp_path / "none")
     assert main([*argv[:2], "--data", str(data), *argv[2:]]
                 if argv[0] == "train" else [argv[0], "--data", str(data), *argv[1:]]
                 ) == 2

@@ -7,6 +7,7 @@ they share fixtures, and a reader looks for the tests of that area in one place.
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timezone
 
 import numpy as np
@@ -33,13 +34,12 @@ def _synthetic_time(text: str, hw) -> float:
     return 5e-6 + 3.0 * sum(t.time_s for t in kernel_times(a.kernels, a.program, hw))
 
 
-@pytest.fixture(scope="module")
-def dataset_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("data")
-    hw = get_hardware("H100-SXM")
+def _write_synthetic_dataset(root, hardware: str = "H100-SXM", samples: int = 90,
+                            families: tuple[str, ...] = FAMILIES, fingerprint=FP) -> None:
+    hw = get_hardware(hardware)
     rows = []
-    for i in range(90):
-        spec = kernels.kernel_spec(i, seed=3, families=FAMILIES)
+    for i in range(samples):
+        spec = kernels.kernel_spec(i, seed=3, families=families)
         fn, specs = kernels.build(spec.family, spec.variant, spec.params)
         text = collect.lower(fn, specs).as_text()
         t = _synthetic_time(text, hw)
@@ -48,13 +48,19 @@ def dataset_root(tmp_path_factory):
             "family": spec.family, "variant": spec.variant, "dtype": spec.dtype,
             "params": json.dumps(spec.params), "stablehlo": text, "median_s": t,
             "p10_s": t * 0.95, "p90_s": t * 1.05, "min_s": t * 0.9, "mean_s": t, "cv": 0.02,
-            "repeats": 10, "warmup": 2, "cache_flush": "none", "hardware": "H100-SXM",
-            "device_name": "synthetic", "backend": "gpu", "jax_version": None,
+            "repeats": 10, "warmup": 2, "cache_flush": "none", "hardware": hardware,
+            "device_name": "synthetic", "backend": hw.kind, "jax_version": None,
             "jaxlib_version": None, "collector_version": "test",
             "timestamp": datetime.now(timezone.utc), "source": "collected",
         })
-    with store.DatasetWriter(root, hardware="H100-SXM", fingerprint=FP) as writer:
+    with store.DatasetWriter(root, hardware=hardware, fingerprint=fingerprint) as writer:
         writer.add_many(rows)
+
+
+@pytest.fixture(scope="module")
+def dataset_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("data")
+    _write_synthetic_dataset(root)
     return root
 
 
@@ -277,6 +283,50 @@ def test_training_run_is_tracked_registered_and_beats_roofline(trained, dataset_
     assert not worse.champion
     again = client.get_model_version_by_alias("stablecost-kernel-xgb-h100-sxm", "champion")
     assert str(again.version) == result.registered_version
+
+
+def test_another_machines_kernels_of_chosen_families_join_the_fit(dataset_root, tmp_path):
+    """`--also`: another machine's rows of the named families are fitted (each on its own
+    machine's spec); the reported figures stay the primary dataset's, and a dataset of
+    another chip kind or a family it lacks is refused."""
+    from stablecost.train.xgboost_train import other_machine_rows, train_xgboost
+
+    other_root = tmp_path / "other"
+    _write_synthetic_dataset(other_root, "H200-SXM", samples=24,
+                             families=("dot_general", "reduce"),
+                             fingerprint={**FP, "cpu_model": "other"})
+    from stablecost.train.data import load_frame, pick_dataset
+
+    frame = load_frame(pick_dataset(other_root, None), "kernel")
+    dots = int((frame["family"] == "dot_general").sum())
+    assert 0 < dots < len(frame)
+    rows = other_machine_rows(other_root, ("dot_general",), "gpu")
+    assert rows.samples == dots and set(rows.split) <= {"train", "val", "test"}
+    assert len(rows.X) == len(rows.target_s) == len(rows.weight) == len(rows.split)
+    h200 = get_hardware("H200-SXM")
+    assert rows.X[:, FEATURES.index("hw_bandwidth")] == pytest.approx(
+        math.log2(1 + h200.memory_bandwidth_bytes_per_s / 1e9))
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    alone = train_xgboost(dataset_root, tracking_uri=uri, n_estimators=5, register=False)
+    both = train_xgboost(dataset_root, tracking_uri=uri, n_estimators=5, register=False,
+                         also=other_root, also_families=("dot_general",),
+                         save=tmp_path / "bundle")
+    assert both.metrics["test_n"] == alone.metrics["test_n"]
+    meta = json.loads((tmp_path / "bundle" / "meta.json").read_text())
+    assert meta["also"]["also_samples"] == dots
+    # another model: what is keyed by the kernel model's digest must not take it for this
+    assert both.data["digest"] != alone.data["digest"] == meta["also"]["primary_digest"]
+    assert meta["also"]["also_families"] == "dot_general"
+    import mlflow
+
+    params = mlflow.get_run(both.run_id).data.params
+    assert params["also_dataset"] == meta["also"]["also_dataset"]
+
+    with pytest.raises(InvalidArgumentError, match="--also-families sort: not in"):
+        other_machine_rows(other_root, ("sort",), "gpu")
+    with pytest.raises(InvalidArgumentError, match="is a gpu, not a cpu"):
+        other_machine_rows(other_root, None, "cpu")
 
 
 @pytest.fixture

@@ -205,6 +205,28 @@ def test_the_bundled_calibration_loads_and_matches_its_kernel_model():
     assert low < 0 < high
 
 
+def test_a_stale_step_model_is_refused_but_does_not_block_its_refit(tmp_path):
+    """After the kernel model is retrained, the step models fitted over the old one are
+    refused on load, and the calibration's refit reads the kernel model alone."""
+    import shutil
+
+    root = tmp_path / "bundled"
+    shutil.copytree(learned.bundle_path("host-cpu"), root / "host-cpu")
+    calibration = root / "host-cpu" / "step_calibration"
+    meta = json.loads((calibration / "meta.json").read_text())
+    meta["kernel_model"]["data_digest"] = "0" * 16
+    (calibration / "meta.json").write_text(json.dumps(meta))
+    write_manifest(calibration)
+    with pytest.raises(ModelError, match="fitted over kernel model 0000000000000000"):
+        learned.load_models("host-cpu", root)
+    kernel_only = learned.load_kernel_model("host-cpu", root)
+    assert kernel_only is not None
+    assert kernel_only.calibration is None and kernel_only.step is None
+    assert kernel_only.kernel_meta["data_digest"] == \
+        learned.load_models("host-cpu").kernel_meta["data_digest"]
+    assert learned.load_kernel_model("host-cpu", tmp_path / "none") is None
+
+
 @pytest.mark.slow
 def test_train_calibration_command_fits_logs_and_saves(tmp_path, capsys):
     """`stablecost train calibration` on the shipped data: an MLflow run, a bundle

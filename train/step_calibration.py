@@ -24,7 +24,7 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import ModelError
-from ..models.learned import bundle_path, load_models
+from ..models.learned import bundle_path, load_kernel_model
 from ..models.step_calibration import GROUPS, MODEL_NAME, StepCalibration, kernel_groups
 from . import metrics
 from .data import dataset_hardware, featurize_rows, load_frame, pick_dataset, stderr_progress
@@ -130,7 +130,7 @@ def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed:
     """The calibration for the bundle of `data`'s hardware, and a report of its fit."""
     dataset = pick_dataset(data, hardware)
     info = store.DatasetInfo.read(dataset)
-    models = models or load_models(info.hardware)
+    models = models or load_kernel_model(info.hardware)
     if models is None:
         raise ModelError(f"no bundled kernel model for {info.hardware}: train one first "
                          "(`stablecost train xgboost`)")

@@ -4,12 +4,25 @@ track the run in MLflow, register the model, and optionally save a bundle.
 Accuracy is always judged per *sample* (what was measured): the floor plus the sum of
 the sample's kernel predictions, on the grouped validation and test splits, next to
 the roofline's answer for the same samples.
+
+`also` adds another machine's kernel samples to the fit, each in its own dataset's
+split (train rows are fitted, validation rows join early stopping, test rows are left
+out), while every reported figure stays the primary dataset's. It is for the kernel
+families the primary machine's data lacks or covers thinly, e.g. convolution gradients
+measured only on a newer CPU. Each row is featurized on its own machine's spec and its
+target is its time above its own machine's per-call floor, so the model learns it as a
+ratio to that machine's roofline, as it learns every other row (models/features.py:
+chip features and the roofline come from the machine measured). Which rows join early
+stopping matters: fitting the other machine's convolutions without their validation
+rows in it moved held-out-family MAPE of the calibrated kernel sum by 2 points.
 """
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,6 +48,51 @@ from .data import (
 from .result import TrainResult
 
 REGISTERED_NAME = "stablecost-kernel-xgb-{hardware}"
+
+
+@dataclass(frozen=True)
+class OtherMachineRows:
+    """Kernel rows of another machine's dataset, featurized on that machine's spec."""
+
+    dataset: Path
+    fingerprint: str
+    digest: str
+    samples: int
+    X: np.ndarray
+    target_s: np.ndarray
+    roofline_s: np.ndarray
+    weight: np.ndarray
+    split: np.ndarray           # per row: its sample's split in its own dataset
+
+
+def other_machine_rows(data: str | Path, families: tuple[str, ...] | None, kind: str, *,
+                       seed: int = 0) -> OtherMachineRows:
+    """The kernel samples of the one dataset under `data` (only `families`, when given),
+    with their targets above that dataset's own per-call floor. Refuses a dataset of
+    another chip kind (a GPU table cannot teach a CPU model) and unknown families."""
+    dataset = pick_dataset(data, None)
+    hw = dataset_hardware(dataset)
+    if hw.kind != kind:
+        raise InvalidArgumentError(f"--also {data}: its hardware {hw.name} is a {hw.kind}, "
+                                   f"not a {kind} like the training data")
+    frame = load_frame(dataset, "kernel", seed=seed)
+    floor_s = per_call_floor_s(frame)
+    if families:
+        known = set(frame["family"])
+        unknown = sorted(set(families) - known)
+        if unknown:
+            raise InvalidArgumentError(f"--also-families {','.join(unknown)}: not in "
+                                       f"{dataset.name}; it has {', '.join(sorted(known))}")
+        frame = frame[frame["family"].isin(families)].reset_index(drop=True)
+    f, _ = featurize_rows(frame, hw)
+    if not len(f.X):
+        raise InvalidArgumentError(f"--also {data}: no kernel rows featurized")
+    target_s, weight = kernel_targets(f, floor_s)
+    return OtherMachineRows(dataset=dataset, fingerprint=store.DatasetInfo.read(dataset)
+                            .fingerprint_id, digest=data_digest(f.samples),
+                            samples=len(f.samples), X=f.X, target_s=target_s,
+                            roofline_s=f.roofline_s, weight=weight,
+                            split=f.samples["split"].to_numpy()[f.sample])
 
 
 def _sample_predictions(model: KernelCostModel, f: Featurized, floor_s: float) -> np.ndarray:
@@ -92,8 +150,9 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                   target: str = "auto", n_estimators: int = 400, max_depth: int = 6,
                   learning_rate: float = 0.1, max_rows: int | None = None,
                   source: str | None = None, variants: tuple[str, ...] | None = None,
-                  select_rows: int = SELECT_ROWS, tracking_uri: str | None = None,
-                  experiment: str = "stablecost",
+                  select_rows: int = SELECT_ROWS, also: str | Path | None = None,
+                  also_families: tuple[str, ...] | None = None,
+                  tracking_uri: str | None = None, experiment: str = "stablecost",
                   register: bool = True, save: str | Path | None = None,
                   progress: Callable[[str], None] | None = None) -> TrainResult:
     if target not in ("auto", *TARGETS):
@@ -122,12 +181,24 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                                    f"({samples['group_id'].nunique()} groups)")
     measured = samples["median_s"].to_numpy()
     val_mask, test_mask = split == "val", split == "test"
+    X, roofline_s = f.X, f.roofline_s
+    other = None
+    if also is not None:
+        other = other_machine_rows(also, also_families, hw.kind, seed=seed)
+        say(f"adding {len(other.X)} kernel rows ({other.samples} samples) of "
+            f"{other.dataset.name}, in its own train/val split")
+        X = np.concatenate([X, other.X])
+        roofline_s = np.concatenate([roofline_s, other.roofline_s])
+        target_s = np.concatenate([target_s, other.target_s])
+        weight = np.concatenate([weight, other.weight])
+        tr = np.concatenate([tr, other.split == "train"])
+        va = np.concatenate([va, other.split == "val"])
 
     candidates = TARGETS if target == "auto" else (target,)
     params = dict(n_estimators=n_estimators, max_depth=max_depth,
                   learning_rate=learning_rate, seed=seed)
     model, choice, fitted, fit_s = fit_kernel_model(
-        f.X, target_s, f.roofline_s, weight, tr, va, candidates, params,
+        X, target_s, roofline_s, weight, tr, va, candidates, params,
         score=lambda m: metrics.summary(
             measured[val_mask], _sample_predictions(m, f, floor_s)[val_mask])["mape"],
         select_rows=select_rows, say=say)
@@ -148,6 +219,10 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
     roofline_family = metrics.grouped(measured[test_mask], roofline[test_mask],
                                       families[test_mask])
     digest = data_digest(samples)
+    if other is not None:
+        # the model's identity (adaptations, step intervals and the step models fitted
+        # over it are keyed by it) covers every row it was fitted on
+        digest = hashlib.sha256(f"{digest}+{other.digest}".encode()).hexdigest()[:16]
     info = store.DatasetInfo.read(dataset)
     slug = store.slug(info.hardware)
 
@@ -165,7 +240,8 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
                            "featurizer_version": _featurizer_version(),
                            "floor_s": floor_s, "rows_kernel": len(f.X),
                            "samples": len(samples), "hardware": hw.name,
-                           "best_iteration": model.best_iteration_})
+                           "best_iteration": model.best_iteration_,
+                           **_other_params(other, also_families)})
         tracking.log_dict_metrics(result_metrics)
         for family, stats in per_family.items():
             tracking.log_dict_metrics(metrics.flat(f"test_family_{family}", stats))
@@ -185,6 +261,9 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
             model.save(bundle, floor_s=floor_s, hardware=hw.name,
                        hardware_spec=hw.to_dict(), data_digest=digest,
                        dataset=info.path.name, fingerprint=info.fingerprint,
+                       **({"also": {**_other_params(other, also_families),
+                                    "primary_digest": data_digest(samples)}}
+                          if other else {}),
                        metrics={k: v for k, v in result_metrics.items()
                                 if k.startswith(("val_", "test_", "roofline_"))},
                        run_id=run.info.run_id)
@@ -216,6 +295,15 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
               "digest": digest, "floor_s": floor_s, "failures": len(f.failures),
               "by_split": {k: int(v) for k, v in samples["split"].value_counts().items()}},
         notes=f.failures[:3])
+
+
+def _other_params(other: OtherMachineRows | None,
+                  families: tuple[str, ...] | None) -> dict[str, Any]:
+    if other is None:
+        return {}
+    return {"also_dataset": other.dataset.name, "also_fingerprint": other.fingerprint,
+            "also_digest": other.digest, "also_samples": other.samples,
+            "also_families": ",".join(families or ())}
 
 
 def _frame(X: np.ndarray) -> Any:

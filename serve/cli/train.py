@@ -52,6 +52,13 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                                 "through several libraries and versions)")
             p.add_argument("--variant", default=None, metavar="NAME[,NAME]",
                            help="only rows of these variants (e.g. bfloat16, fp8)")
+            p.add_argument("--also", default=None, metavar="DATA",
+                           help="another machine's dataset whose kernel samples join the "
+                                "fit in their own train/val split (the reported figures stay "
+                                "--data's), each priced on its own machine's spec")
+            p.add_argument("--also-families", default=None, metavar="NAME[,NAME]",
+                           help="with --also: only its kernel samples of these families "
+                                "(default: every family)")
             p.add_argument("--select-rows", type=int, default=100_000,
                            help="with --target auto on more training rows than this, "
                                 "compare the targets on a subsample of this size and fit "
@@ -127,6 +134,7 @@ def _check_tracking(uri: str | None, experiment: str) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from ...errors import InvalidArgumentError
     from ...train.data import pick_dataset
 
     checks.output_dir(args.save, "--save")
@@ -150,14 +158,19 @@ def _train(args: argparse.Namespace) -> int:
                         learning_rate=args.learning_rate, max_rows=args.max_rows,
                         select_rows=args.select_rows)
         pick_dataset(args.data, args.hardware)   # before MLflow makes a store for nothing
+        if args.also_families and not args.also:
+            raise InvalidArgumentError("--also-families needs --also DATA")
+        if args.also:
+            pick_dataset(args.also, None)
         _check_tracking(args.tracking_uri, args.experiment)
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
             n_estimators=args.n_estimators, max_depth=args.max_depth,
             learning_rate=args.learning_rate, max_rows=args.max_rows, source=args.source,
             variants=tuple(v for v in (args.variant or "").split(",") if v) or None,
-            select_rows=args.select_rows, tracking_uri=args.tracking_uri,
-            experiment=args.experiment,
+            select_rows=args.select_rows, also=args.also,
+            also_families=tuple(v for v in (args.also_families or "").split(",") if v) or None,
+            tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     else:
         from ...train.gnn_train import train_gnn
