@@ -77,6 +77,9 @@ FEATURES: tuple[str, ...] = (
     *(f"op_{name}" for name in OPCODES), "op_other",
 )
 N_FEATURES = len(FEATURES)
+# what the chip offers: constant within one machine's data, so in data of several
+# machines they tell the machines apart rather than explain a kernel
+CHIP_FEATURES: tuple[str, ...] = tuple(name for name in FEATURES if name.startswith("hw_"))
 _COL = {name: i for i, name in enumerate(FEATURES)}
 
 

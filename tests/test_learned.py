@@ -19,7 +19,7 @@ from stablecost.errors import InvalidArgumentError, ModelError, NotFittedError
 from stablecost.featurize.program import FEATURIZER_VERSION
 from stablecost.hardware import get_hardware
 from stablecost.models import learned
-from stablecost.models.features import FEATURES, N_FEATURES, program_features
+from stablecost.models.features import CHIP_FEATURES, FEATURES, N_FEATURES, program_features
 from stablecost.models.kernel_model import KernelCostModel
 from stablecost.models.manifest import write_manifest
 from stablecost.models.roofline import kernel_times
@@ -315,6 +315,8 @@ def test_another_machines_kernels_of_chosen_families_join_the_fit(dataset_root, 
     assert both.metrics["test_n"] == alone.metrics["test_n"]
     meta = json.loads((tmp_path / "bundle" / "meta.json").read_text())
     assert meta["also"]["also_samples"] == dots
+    # two machines' rows: the chip features would only tell the machines apart
+    assert set(meta["params"]["ignored_features"]) == set(CHIP_FEATURES)
     # another model: what is keyed by the kernel model's digest must not take it for this
     assert both.data["digest"] != alone.data["digest"] == meta["also"]["primary_digest"]
     assert meta["also"]["also_families"] == "dot_general"
