@@ -1,0 +1,87 @@
+"""Where inside a step the learned fidelity misprices a program: each kernel class's
+measured time inside the step (XLA's profiler) next to its learned time.
+
+    .venv/bin/python benchmarks/kernels_in_step.py [--set never-seen-2] [--program NAME ...]
+        [--top 6] [--hardware host-cpu]
+
+For each program of a committed never-seen set (`fresh_programs.py --set`; the set's
+hash is checked) or of `fresh_programs.py`'s own list (`--set fresh`), it runs
+`predict(..., fidelity="measured")`, which times the step on this machine and splits
+the measured step over the kernels by their profiled in-step times, and
+`predict(..., fidelity="learned")` on the same analysis, then groups the kernels by
+kind and opcode set and prints the groups that take the most measured time: measured
+ms, learned ms and their ratio. A ratio far above 1 is time the learned model does not
+see, e.g. an elementwise kernel that streams from memory inside a step whose working
+set outgrows the caches, while its standalone template ran hot in cache.
+
+It times programs: run it on an idle machine, on one CPU device (the measured fidelity
+splits the step by the profile only there). Running it on a never-seen set does not
+spend the set's judgement of a model (no model is scored), but looking at it before
+choosing a model does: use it on a set that has already judged one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+
+from _common import commit, today
+from fresh_programs import NEVER_SEEN_SETS, never_seen_programs, programs
+
+
+def kernel_groups(measured, learned) -> dict[tuple[str, str], list[float]]:
+    """(kind, opcodes) -> [measured s, learned s, kernels] summed over the step's kernels
+    (times per step: count x per-execution time)."""
+    by_index = {k.index: k for k in learned.kernels}
+    groups: dict[tuple[str, str], list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
+    for k in measured.kernels:
+        key = (k.kind, ",".join(sorted(set(k.ops))))
+        twin = by_index.get(k.index)
+        groups[key][0] += k.total_time_s
+        groups[key][1] += twin.total_time_s if twin is not None else 0.0
+        groups[key][2] += 1
+    return groups
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), default="never-seen-2")
+    parser.add_argument("--program", action="append", default=None,
+                        help="only these programs of the set (repeatable)")
+    parser.add_argument("--top", type=int, default=6, help="groups shown per program")
+    parser.add_argument("--hardware", default="host-cpu")
+    args = parser.parse_args()
+    chosen = (never_seen_programs(args.set) if args.set in NEVER_SEEN_SETS
+              else programs(quick=False))
+    names = args.program or list(chosen)
+    unknown = sorted(set(names) - set(chosen))
+    if unknown:
+        parser.error(f"--program {', '.join(unknown)}: not in --set {args.set}; it has "
+                     f"{', '.join(chosen)}")
+
+    import stablecost
+
+    print(f"## Kernels inside the step, --set {args.set} ({today()}, commit {commit()})\n")
+    print(f"Command: `.venv/bin/python benchmarks/kernels_in_step.py --set {args.set}`\n")
+    for name in names:
+        analysis = stablecost.analyze(chosen[name][0]().as_text(debug_info=True))
+        measured = stablecost.predict(analysis, args.hardware, fidelity="measured")
+        learned = stablecost.predict(analysis, args.hardware, fidelity="learned")
+        profiled = any("inside the step" in note for note in measured.notes)
+        print(f"### {name}: measured {measured.step_time_s * 1e3:.2f} ms, learned "
+              f"{learned.step_time_s * 1e3:.2f} ms"
+              + ("" if profiled else " (kernel rows: roofline shares, no profile)") + "\n")
+        print("| kind | opcodes | kernels | measured in step | learned | measured / learned |")
+        print("|---|---|---:|---:|---:|---:|")
+        groups = kernel_groups(measured, learned)
+        for (kind, ops), (m, lt, n) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:args.top]:
+            ratio = f"{m / lt:.2f}" if lt > 0 else "-"
+            print(f"| {kind} | {ops[:80]} | {n:.0f} | {m * 1e3:.2f} ms | {lt * 1e3:.2f} ms | "
+                  f"{ratio} |")
+        print(flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
