@@ -2,7 +2,7 @@
 measured time inside the step (XLA's profiler) next to its learned time.
 
     .venv/bin/python benchmarks/kernels_in_step.py [--set never-seen-2] [--program NAME ...]
-        [--top 6] [--hardware host-cpu]
+        [--top 6] [--thunks 0] [--hardware host-cpu]
 
 For each program of a committed never-seen set (`fresh_programs.py --set`; the set's
 hash is checked) or of `fresh_programs.py`'s own list (`--set fresh`), it runs
@@ -10,9 +10,15 @@ hash is checked) or of `fresh_programs.py`'s own list (`--set fresh`), it runs
 the measured step over the kernels by their profiled in-step times, and
 `predict(..., fidelity="learned")` on the same analysis, then groups the kernels by
 kind and opcode set and prints the groups that take the most measured time: measured
-ms, learned ms and their ratio. A ratio far above 1 is time the learned model does not
-see, e.g. an elementwise kernel that streams from memory inside a step whose working
-set outgrows the caches, while its standalone template ran hot in cache.
+ms, learned ms and their ratio. A ratio far above 1 is time inside the step that the
+learned model does not see (or that the profile's split of a thunk among our kernels
+puts there: a thunk XLA fused differently from our kernels is shared out by FLOPs and
+bytes, `featurize/step_profile.py`).
+
+`--thunks N` profiles each program once more and prints its N longest XLA thunks (by
+exclusive time per step) with the kernels of ours whose ops each holds: where XLA
+fused, duplicated or split our kernels differently, and which library ran a dot
+(`ynn_fusion*`: YNNPACK; `dot.*`: XLA's own dot thunk).
 
 It times programs: run it on an idle machine, on one CPU device (the measured fidelity
 splits the step by the profile only there). Running it on a never-seen set does not
@@ -44,14 +50,38 @@ def kernel_groups(measured, learned) -> dict[tuple[str, str], list[float]]:
     return groups
 
 
+def print_thunks(text: str, analysis, name: str, top: int) -> None:
+    """Profile `text` once and print its `top` longest thunks with our kernels in each
+    (kernel indexes are `analysis`'s: the profile analyzes the same program)."""
+    from stablecost.featurize.step_profile import profile_step
+
+    profile = profile_step(text, name)
+    kernels = {k.index: k for k in analysis.kernels}
+    ops = analysis.program.ops
+    print(f"\nLongest XLA thunks ({profile.thunks} in all), exclusive ms per step:\n")
+    print("| thunk | ms | our kernels in it |")
+    print("|---|---:|---|")
+    for thunk, (seconds, held) in sorted(profile.thunk_s.items(),
+                                         key=lambda kv: -kv[1][0])[:top]:
+        what = "; ".join(
+            f"{kernels[i].kind}: {','.join(sorted({ops[o].opcode for o in kernels[i].ops}))}"
+            for i in held[:3]) + (f"; ... ({len(held)} kernels)" if len(held) > 3 else "")
+        print(f"| {thunk} | {seconds * 1e3:.2f} | {what or 'none (unmapped)'} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), default="never-seen-2")
     parser.add_argument("--program", action="append", default=None,
                         help="only these programs of the set (repeatable)")
     parser.add_argument("--top", type=int, default=6, help="groups shown per program")
+    parser.add_argument("--thunks", type=int, default=0,
+                        help="also print each program's N longest XLA thunks")
     parser.add_argument("--hardware", default="host-cpu")
     args = parser.parse_args()
+    if args.top < 1 or args.thunks < 0:
+        parser.error(f"--top {args.top} / --thunks {args.thunks}: need --top >= 1 and "
+                     "--thunks >= 0")
     chosen = (never_seen_programs(args.set) if args.set in NEVER_SEEN_SETS
               else programs(quick=False))
     names = args.program or list(chosen)
@@ -65,7 +95,8 @@ def main() -> int:
     print(f"## Kernels inside the step, --set {args.set} ({today()}, commit {commit()})\n")
     print(f"Command: `.venv/bin/python benchmarks/kernels_in_step.py --set {args.set}`\n")
     for name in names:
-        analysis = stablecost.analyze(chosen[name][0]().as_text(debug_info=True))
+        text = chosen[name][0]().as_text(debug_info=True)
+        analysis = stablecost.analyze(text)
         measured = stablecost.predict(analysis, args.hardware, fidelity="measured")
         learned = stablecost.predict(analysis, args.hardware, fidelity="learned")
         profiled = any("inside the step" in note for note in measured.notes)
@@ -79,6 +110,8 @@ def main() -> int:
             ratio = f"{m / lt:.2f}" if lt > 0 else "-"
             print(f"| {kind} | {ops[:80]} | {n:.0f} | {m * 1e3:.2f} ms | {lt * 1e3:.2f} ms | "
                   f"{ratio} |")
+        if args.thunks:
+            print_thunks(text, analysis, name, args.thunks)
         print(flush=True)
     return 0
 

@@ -36,7 +36,7 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -64,6 +64,9 @@ class StepProfile:
     busy_s: float          # time in which at least one thunk ran
     walls_s: tuple[float, ...]   # every profiled step's wall time
     thunks: int            # distinct thunks seen
+    # per thunk: its exclusive seconds per step and the `Kernel.index`es it was split over
+    # (none: unmapped), for reading where a step's time goes; not stored with a profile
+    thunk_s: Mapping[str, tuple[float, tuple[int, ...]]] = field(default_factory=dict)
 
     @property
     def wall_s(self) -> float:
@@ -269,13 +272,16 @@ def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping
                        for k in kernels])
     per_kernel = np.zeros(len(kernels))
     unmapped = 0.0
+    scale = 1e-9 / len(walls)
+    thunk_s: dict[str, tuple[float, tuple[int, ...]]] = {}
     for thunk, ns in exclusive.items():
         held = sorted({p for lab in labels.get(thunk, ()) for p in owner.get(lab, ())})
+        thunk_s[thunk] = (ns * scale, tuple(kernels[p].index for p in held))
         if not held:
             unmapped += ns
             continue
         w = weight[held]
         per_kernel[held] += ns * w / w.sum()
-    scale = 1e-9 / len(walls)
     return StepProfile({k.index: float(s * scale) for k, s in zip(kernels, per_kernel)},
-                       unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive))
+                       unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive),
+                       thunk_s)

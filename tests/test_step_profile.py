@@ -68,6 +68,10 @@ def test_profile_of_a_small_program_gives_every_kernel_its_share_of_the_step():
     assert prof.unmapped_s < 0.5 * prof.busy_s
     assert 0 < prof.busy_s <= prof.wall_s * 1.05
     assert prof.as_json()["steps"] == 3
+    # thunk by thunk: the same seconds, each over the kernels it was split among
+    assert sum(s for s, _ in prof.thunk_s.values()) == pytest.approx(prof.busy_s, rel=1e-6)
+    assert {i for _, held in prof.thunk_s.values() for i in held} <= priced
+    assert "thunk_s" not in prof.as_json()
 
 
 def test_profile_refuses_nonsense_settings():
