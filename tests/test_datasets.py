@@ -438,6 +438,7 @@ def test_collect_rejects_bad_arguments(capsys, tmp_path):
 @pytest.mark.parametrize("argv, match", [
     (["train", "xgboost", "--learning-rate", "nan"], "--learning-rate nan: must be a finite"),
     (["train", "gnn", "--lr", "inf"], "--lr inf: must be a finite"),
+    (["train", "gnn", "--threads", "0"], "--threads 0: must be a finite number > 0"),
     (["train", "xgboost", "--save", "{file}"], "--save '{file}' is a file"),
     (["train", "xgboost", "--tracking-uri", "bogus://x"], "--tracking-uri 'bogus://x': MLflow "
                                                          "cannot use it"),

@@ -79,6 +79,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                                 "... (with --target auto each target is fitted as the whole "
                                 "ensemble); "
                                 "predictions are their geometric mean (default 3)")
+            p.add_argument("--threads", type=int, default=None,
+                           help="torch threads while fitting (default: torch's own; 1 is "
+                                "several times faster on a small shared VM)")
 
     calibration = tsub.add_parser(
         "calibration", help="step calibration over the bundled kernel model (five terms)")
@@ -176,13 +179,15 @@ def _train(args: argparse.Namespace) -> int:
         from ...train.gnn_train import train_gnn
 
         checks.positive(epochs=args.epochs, hidden=args.hidden, layers=args.layers, lr=args.lr,
-                        batch_size=args.batch_size, members=args.members)
+                        batch_size=args.batch_size, members=args.members,
+                        threads=args.threads)
         pick_dataset(args.data, args.hardware)
         _check_tracking(args.tracking_uri, args.experiment)
         result = train_gnn(
             args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
             seed=args.seed, epochs=args.epochs, hidden=args.hidden, layers=args.layers,
-            lr=args.lr, batch_size=args.batch_size, members=args.members, target=args.target,
+            lr=args.lr, batch_size=args.batch_size, members=args.members, threads=args.threads,
+            target=args.target,
             tracking_uri=args.tracking_uri, experiment=args.experiment,
             register=not args.no_register, save=args.save, progress=_say)
     _print_result(result)
