@@ -6,13 +6,16 @@ kind "profile":
 
     family, variant, dtype, group_id   the program's (a held-out family leaves its
                                        profiles out too; the split keeps groups together)
-    params        the program's, plus "program": its sample id
+    params        the program's, plus "program": its sample id and "split": the rule
+                  that split thunks among kernels (`step_profile.SPLIT`; a new rule
+                  makes new samples, so a rerun profiles every program again)
     stablehlo     the program's text (the kernels are its `analyze` kernels)
     median_s ...  the profiled steps' wall times (the profiler costs about a microsecond
                   per thunk; the program row's own times stay the step's label)
     kernel_times  `StepProfile.as_json()`: seconds per step of each kernel, by
                   `Kernel.index`, the time of thunks holding none of our ops, the busy
-                  time, and the featurizer version the indices belong to
+                  time, the split rule, and the featurizer version the indices
+                  belong to
 
 A rerun skips the programs the dataset has profiles of, so an interrupted collection
 resumes.
@@ -36,11 +39,12 @@ WARMUP = 3
 def profile_samples(path: str | Path, families: tuple[str, ...] | None, *,
                     rows: list[Any] | None = None) -> Iterator[Any]:
     """One profile sample per program row under `path` (`rows`: its `program_rows`)."""
+    from ..featurize.step_profile import SPLIT
     from .collect import Sample
     from .outlined import program_rows
 
     for row in rows if rows is not None else program_rows(path, families):
-        params = {**json.loads(row.params), "program": row.sample_id}
+        params = {**json.loads(row.params), "program": row.sample_id, "split": SPLIT}
         yield Sample(KIND, str(row.family), str(row.variant), str(row.dtype),
                      str(row.group_id), params, stablehlo=row.stablehlo)
 
@@ -61,12 +65,15 @@ def measure_profile(sample: Any, *, flush: Any, rng: np.random.Generator
 
 def kernel_seconds(kernel_times: str | None) -> dict[int, float] | None:
     """Seconds per step by kernel index of a profile row's `kernel_times`; None when
-    the row has none or they index another featurizer's kernels."""
+    the row has none, they index another featurizer's kernels, or another rule split
+    the thunks among them."""
     from ..featurize.program import FEATURIZER_VERSION
+    from ..featurize.step_profile import SPLIT
 
     if not kernel_times:
         return None
     data = json.loads(kernel_times)
-    if str(data.get("featurizer_version")) != str(FEATURIZER_VERSION):
+    if (str(data.get("featurizer_version")) != str(FEATURIZER_VERSION)
+            or data.get("split") != SPLIT):
         return None
     return {int(k): float(v) for k, v in data["kernel_s"].items()}

@@ -19,9 +19,12 @@ run instead:
    then. Exclusive times add up to the time the step was busy, so a program's kernels
    sum to its step (less the gaps between thunks) by construction, and a model of them
    composes by plain addition;
-4. a thunk's time goes to the kernels whose ops it holds, split by their roofline
-   times where it holds several (XLA fused across our kernel boundaries); thunks that
-   hold no op of ours (layout copies XLA added) are reported apart, as `unmapped_s`.
+4. a thunk's time goes to the kernels whose ops it holds. Where it holds ops of several
+   kernels (XLA fused across our kernel boundaries), it is split by the work of the ops
+   it holds, not of the whole kernels: a bias add that XLA runs with the next kernel's
+   sine takes a share as large as an add, not as large as the dot it came with (the
+   `SPLIT` version of a stored profile says which rule made it). Thunks that hold no
+   op of ours (layout copies XLA added) are reported apart, as `unmapped_s`.
    Loop and conditional thunks are containers: their bodies' thunks are counted, the
    container itself is not.
 
@@ -49,9 +52,18 @@ _CONTAINERS = ("while", "conditional", "call")
 # profiler events of XLA:CPU's runtime that are not thunks
 _RUNTIME_EVENTS = ("ThreadpoolListener", "ThunkExecutor")
 _END = "end: "
-# FLOP per byte at which a kernel's compute and memory weigh the same when a thunk's time
+# FLOP per byte at which an op's compute and memory weigh the same when a thunk's time
 # is split over several kernels (the reference CPUs: 85-173 GFLOP/s, 4-17 GB/s)
 BALANCE = 20.0
+# FLOP-equivalents of one transcendental XLA:CPU does not vectorize. On the family 25
+# model 17 machine (jaxlib 0.10.2), jit-ed over 4 Mi f32 elements, median of 15 calls:
+# sine and cosine 5.7 ns an element, exp, tanh and erf 0.4 ns (as fast as an add: the
+# memory bound). At BALANCE, an f32 add's 8 bytes weigh about 160 for 0.45 ns, so the
+# 5.2 ns more of a sine weigh about 1,800.
+SLOW_TRANSCENDENTAL = {"sine": 1800.0, "cosine": 1800.0, "tan": 1800.0}
+# which rule split the thunks of a stored profile: "held-ops" (above); profiles without
+# the key split by whole kernels' work and are not read any more
+SPLIT = "held-ops"
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,7 @@ class StepProfile:
         return {"kernel_s": {str(k): v for k, v in sorted(self.kernel_s.items())},
                 "unmapped_s": self.unmapped_s, "busy_s": self.busy_s,
                 "wall_s": self.wall_s, "steps": self.steps, "thunks": self.thunks,
-                "labels": LABEL_PREFIX}
+                "labels": LABEL_PREFIX, "split": SPLIT}
 
 
 def label_ops(module: Any) -> int:
@@ -256,31 +268,46 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
     return _attribute(analysis, labels, exclusive, busy, walls)
 
 
+def op_weight(op: Any, cost: Any) -> float:
+    """The work of one execution of an op, for splitting a thunk's time among the ops it
+    holds: FLOPs, bytes at BALANCE FLOP per byte, and the transcendentals XLA:CPU runs
+    as scalar calls; 0 for an op without a cost rule."""
+    if cost is None:
+        return 0.0
+    moved = sum(cost.read_bytes) + sum(cost.write_bytes)
+    return (cost.flops + BALANCE * moved
+            + SLOW_TRANSCENDENTAL.get(op.opcode, 0.0) * cost.transcendentals)
+
+
 def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping[str, float],
                busy_ns: float, walls: list[float]) -> StepProfile:
-    """Each thunk's exclusive time split over the kernels whose ops it holds."""
+    """Each thunk's exclusive time split over the kernels whose ops it holds, by the work
+    of the ops it holds."""
 
     kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
-    owner: dict[str, set[int]] = defaultdict(set)
+    ops = analysis.program.ops
+    # label -> (kernel position, that op's work), floored so ops of pure data movement
+    # still take a share
+    owner: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for position, kernel in enumerate(kernels):
         for op in kernel.ops:
-            owner[analysis.program.ops[op].location].add(position)
-    # split weights: a proxy of the kernels' roofline (which lives in models/), FLOPs
-    # plus bytes at a balance of BALANCE FLOP per byte, floored so a kernel of pure
-    # data movement still gets a share
-    weight = np.array([k.flops + BALANCE * (k.bytes_read + k.bytes_written) + 1.0
-                       for k in kernels])
+            work = op_weight(ops[op], analysis.costs[op]) + 1.0
+            owner[ops[op].location].append((position, work))
     per_kernel = np.zeros(len(kernels))
     unmapped = 0.0
     scale = 1e-9 / len(walls)
     thunk_s: dict[str, tuple[float, tuple[int, ...]]] = {}
     for thunk, ns in exclusive.items():
-        held = sorted({p for lab in labels.get(thunk, ()) for p in owner.get(lab, ())})
+        work: dict[int, float] = defaultdict(float)
+        for lab in labels.get(thunk, ()):
+            for position, w in owner.get(lab, ()):
+                work[position] += w
+        held = sorted(work)
         thunk_s[thunk] = (ns * scale, tuple(kernels[p].index for p in held))
         if not held:
             unmapped += ns
             continue
-        w = weight[held]
+        w = np.array([work[p] for p in held])
         per_kernel[held] += ns * w / w.sum()
     return StepProfile({k.index: float(s * scale) for k, s in zip(kernels, per_kernel)},
                        unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive),

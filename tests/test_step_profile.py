@@ -31,6 +31,36 @@ def test_async_thunks_end_at_their_end_event_and_containers_are_skipped():
     assert thunk_intervals(events, {"while.1"}) == [(10, 41, "conv"), (50, 55, "add")]
 
 
+def test_a_thunk_is_split_by_the_work_of_the_ops_it_holds_not_whole_kernels():
+    from types import SimpleNamespace as NS
+
+    from stablecost.featurize.costs import OpCost
+    from stablecost.featurize.step_profile import SPLIT, _attribute
+
+    n = 1 << 20
+    f32 = 4.0 * n
+    # kernel 0: a dot (a GFLOP) and its bias add; kernel 1: a sine of the sum
+    ops = [NS(opcode="dot_general", location="sc0"), NS(opcode="add", location="sc1"),
+           NS(opcode="sine", location="sc2")]
+    costs = [OpCost(1e9, 0, (f32, f32), (f32,), "matmul"),
+             OpCost(n, 0, (f32, f32), (f32,), "vector"),
+             OpCost(0, n, (f32,), (f32,), "vector")]
+    kernels = [NS(index=0, kind="matmul", priced=True, ops=[0, 1]),
+               NS(index=1, kind="loop", priced=True, ops=[2])]
+    analysis = NS(kernels=kernels, costs=costs, program=NS(ops=ops))
+    # XLA ran the dot alone (1 ms) and the add with the sine (3 ms)
+    labels = {"dot.1": {"sc0"}, "add_sine_fusion": {"sc1", "sc2"}}
+    prof = _attribute(analysis, labels, {"dot.1": 1e6, "add_sine_fusion": 3e6}, 4e6, [0.004])
+    # the add's share of the fused thunk is its own work, not the dot's GFLOP
+    add = 1 + 20 * 3 * f32 + n
+    sine = 1 + 20 * 2 * f32 + 1800 * n
+    assert prof.kernel_s[0] == pytest.approx(1e-3 + 3e-3 * add / (add + sine))
+    assert prof.kernel_s[1] == pytest.approx(3e-3 * sine / (add + sine))
+    assert prof.kernel_s[1] > 2e-3          # most of the fused thunk is the sine
+    assert prof.thunk_s["add_sine_fusion"] == (pytest.approx(3e-3), (0, 1))
+    assert prof.as_json()["split"] == SPLIT
+
+
 def _program():
     def step(x, w):
         h = jnp.tanh(x @ w)
@@ -108,9 +138,13 @@ def test_collect_profiles_stores_each_programs_kernel_times_and_resumes(tmp_path
                                 if k.priced and k.kind != "collective"}
         assert sum(seconds.values()) <= json.loads(row.kernel_times)["busy_s"] * (1 + 1e-9)
         assert row.median_s > 0
-    # kernel times of another featurizer's kernels are not read
-    other = json.loads(frame["kernel_times"].iloc[0]) | {"featurizer_version": "0"}
+    # kernel times of another featurizer's kernels, or split by another rule, are not read
+    stored = json.loads(frame["kernel_times"].iloc[0])
+    other = stored | {"featurizer_version": "0"}
     assert kernel_seconds(json.dumps(other)) is None and kernel_seconds(None) is None
+    old_split = {k: v for k, v in stored.items() if k != "split"}
+    assert kernel_seconds(json.dumps(old_split)) is None
+    assert all(json.loads(p)["split"] == "held-ops" for p in frame["params"])
 
 
 def test_collect_profiles_needs_stored_programs(tmp_path, capsys):
