@@ -522,6 +522,7 @@ def test_shipped_machines_each_in_their_own_root():
     """data/ keeps every machine's measurements: the reference machine's under data/cpu
     (which training names) and the second machine's beside it, each intact."""
     from stablecost.datasets.store.validation import validate
+    from stablecost.featurize.step_profile import SPLIT
     from stablecost.train.data import pick_dataset
 
     reference = pick_dataset(ROOT / "data" / "cpu", "host-cpu")
@@ -531,11 +532,14 @@ def test_shipped_machines_each_in_their_own_root():
     fingerprint = store.DatasetInfo.read(second).fingerprint
     assert fingerprint["cpu_family"] == 25 and "avx512_bf16" in fingerprint["cpu_isa"]
     (report,) = validate(second)
-    assert not report.problems and report.checksums and report.rows == 17885
-    kinds = store.read_frame(second, columns=["kind"])["kind"].value_counts().to_dict()
-    # every program profiled once (collect profiles --from-programs)
+    assert not report.problems and report.checksums and report.rows == 18655
+    frame = store.read_frame(second, columns=["kind", "params"])
+    kinds = frame["kind"].value_counts().to_dict()
     assert set(kinds) == {"kernel", "program", "profile"}
-    assert kinds["profile"] == kinds["program"] == 770
+    # every program profiled once with the current split rule (collect profiles
+    # --from-programs); the profiles split by an older rule stay, unread
+    splits = [json.loads(p).get("split") for p in frame.loc[frame["kind"] == "profile", "params"]]
+    assert splits.count(SPLIT) == kinds["program"] == 770
 
 
 def test_collection_needs_neither_mlflow_nor_xgboost_nor_torch(tmp_path):
