@@ -291,24 +291,24 @@ def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping
     owner: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for position, kernel in enumerate(kernels):
         for op in kernel.ops:
-            work = op_weight(ops[op], analysis.costs[op]) + 1.0
-            owner[ops[op].location].append((position, work))
+            owner[ops[op].location].append(
+                (position, op_weight(ops[op], analysis.costs[op]) + 1.0))
     per_kernel = np.zeros(len(kernels))
     unmapped = 0.0
     scale = 1e-9 / len(walls)
     thunk_s: dict[str, tuple[float, tuple[int, ...]]] = {}
     for thunk, ns in exclusive.items():
-        work: dict[int, float] = defaultdict(float)
+        held_work: dict[int, float] = defaultdict(float)
         for lab in labels.get(thunk, ()):
-            for position, w in owner.get(lab, ()):
-                work[position] += w
-        held = sorted(work)
+            for position, op_work in owner.get(lab, ()):
+                held_work[position] += op_work
+        held = sorted(held_work)
         thunk_s[thunk] = (ns * scale, tuple(kernels[p].index for p in held))
         if not held:
             unmapped += ns
             continue
-        w = np.array([work[p] for p in held])
-        per_kernel[held] += ns * w / w.sum()
+        share = np.array([held_work[p] for p in held])
+        per_kernel[held] += ns * share / share.sum()
     return StepProfile({k.index: float(s * scale) for k, s in zip(kernels, per_kernel)},
                        unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive),
                        thunk_s)
