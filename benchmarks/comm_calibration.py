@@ -3,11 +3,14 @@ report: fitted link values per chip and kind, and the error on held-out message 
 before (datasheet values) and after calibration; then the NCCL protocol model (LL /
 LL128 / Simple ring and NVLS, per chip and kind): its fitted regimes, median and p90
 error on held-out message sizes and held-out GPU counts against the alpha-beta fit, and
-8-GPU all_reduce at 16-256 MiB predicted against measured.
+8-GPU all_reduce at 16-256 MiB predicted against measured. `--floors` adds, per chip, a
+table of what bounds the error with GPU counts held out: the model's error next to that
+of one time per (kind, GPU count, size) and per (kind, GPU count, size, NCCL version),
+chosen with the held-out rows themselves (`train/link_calibration/floors.py`).
 
     stablecost import aiconfigurator ../shared/data/aiconfigurator --out stablecost-data
     python benchmarks/comm_calibration.py stablecost-data [--hardware H100-SXM]
-        [--json report.json] [--write-catalog]
+        [--json report.json] [--write-catalog] [--floors]
 
 `--write-catalog` writes the fitted values into the chips' TOML files
 (`[interconnect.calibrated]`, the per-kind tables with the protocol fits to every row);
@@ -34,10 +37,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     parser.add_argument("--write-catalog", action="store_true",
                         help="write [interconnect.calibrated] into the chip TOML files")
+    parser.add_argument("--floors", action="store_true",
+                        help="also print the error floors set by the spread between NCCL "
+                             "versions and dtypes, with GPU counts held out")
     args = parser.parse_args(argv)
 
     from stablecost.errors import StablecostError
     from stablecost.train.link_calibration.catalog import write_catalog
+    from stablecost.train.link_calibration.floors import held_out_count_floors
+    from stablecost.train.link_calibration.measurements import load_collective_measurements
     from stablecost.train.link_calibration.report import calibrate_collectives
     from stablecost.train.link_calibration.validation import validate_protocols
 
@@ -55,9 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(protocols.format())
     print(f"\n({time.perf_counter() - start:.1f} s)")
+    out = {"alpha_beta": report.to_dict(), "protocols": protocols.to_dict()}
+    if args.floors:
+        data = load_collective_measurements(args.data_root, args.hardware)
+        floors = held_out_count_floors(data, protocols)
+        print("\n" + floors.format())
+        out["floors"] = floors.to_dict()
     if args.json:
-        args.json.write_text(json.dumps({"alpha_beta": report.to_dict(),
-                                         "protocols": protocols.to_dict()}, indent=1))
+        args.json.write_text(json.dumps(out, indent=1))
         print(f"report written to {args.json}")
     if args.write_catalog:
         for path in write_catalog(report, protocols=protocols):
