@@ -4,6 +4,7 @@ medians), its file (checked on load), its use by predict, and the command's erro
 import json
 import math
 
+import numpy as np
 import pytest
 
 import stablecost
@@ -24,18 +25,35 @@ def _residual(kind, key, ratio, group="g"):
     return Residual(kind, key, group, math.log(ratio))
 
 
-def test_factors_are_shrunk_medians_of_measured_over_predicted():
+def test_factors_minimize_mape_and_are_shrunk_toward_the_overall_one():
     residuals = ([_residual("kernel", "matmul", 2.0)] * 10 +       # 10 samples at 2x
                  [_residual("kernel", "loop", 0.5)] * 10 +         # 10 at 0.5x
+                 [_residual("kernel", "reduction", 1.0)] * 30 +    # 30 on the mark
                  [_residual("step", "step", 1.25)] * 3)
     fitted = fit_factors(residuals)
-    # median over all kernel samples: log 2 and log 0.5 ten times each -> 0 -> x1
+    # over all kernel samples x1 has the least MAPE: the ratio-1 samples weigh most
     assert fitted["default"] == pytest.approx(1.0)
     # matmul: (10 log 2 + SHRINK x 0) / (10 + SHRINK) = log 2 / 2 with SHRINK = 10
     assert SHRINK == 10
     assert fitted["matmul"] == pytest.approx(math.sqrt(2.0))
     assert fitted["loop"] == pytest.approx(math.sqrt(0.5))
     assert fitted["step"] == pytest.approx(1.25)
+
+
+def test_the_factor_is_the_mape_optimum_not_the_log_median():
+    from stablecost.train.adapt import mape_log_factor
+
+    # ten samples at 2x and ten at 0.5x: the log median is x1 (MAPE 75 %), x0.5 errs
+    # by 75 % on half the samples and 0 on the other half (MAPE 37.5 %)
+    logs = [math.log(2.0)] * 10 + [math.log(0.5)] * 10
+    assert math.exp(mape_log_factor(logs)) == pytest.approx(0.5)
+    ratios = np.exp(np.linspace(-1.0, 1.5, 41))
+    best = math.exp(mape_log_factor(list(np.log(ratios))))
+    def error(c):
+        return float(np.mean(np.abs(c / ratios - 1)))
+    grid = np.exp(np.linspace(-1.5, 2.0, 2001))
+    assert error(best) <= min(error(c) for c in grid) + 1e-9
+    assert best < float(np.exp(np.median(np.log(ratios))))
 
 
 def test_factors_are_clamped_and_default_to_one_without_samples():
