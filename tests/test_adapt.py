@@ -1,5 +1,5 @@
 """Adapting the bundled learned model to this machine: the correction's fit (hand-worked
-medians), its file (checked on load), its use by predict, and the command's errors."""
+MAPE-optimal factors), its file (checked on load), its use by predict, and the command's errors."""
 
 import json
 import math
