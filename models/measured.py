@@ -56,6 +56,9 @@ from ..hardware.timing import (
 from .roofline import KernelTime
 
 MAX_CACHED = 4096
+# above this share of a profiled step in thunks that name none of the program's ops,
+# the measurement's note says so
+UNMAPPED_NOTE = 0.1
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,22 @@ class Measurement:
     fingerprint_id: str
     kernel_s: dict[int, float] | None = None
     no_profile: str = ""
+    # the share of the profiled step's busy time in thunks that hold none of the
+    # program's ops (instructions XLA made itself, e.g. the convolutions its passes
+    # rewrite without keeping their metadata): the rows, scaled to the step, spread it
+    # over the kernels in proportion to their own time
+    unmapped_share: float = 0.0
 
     def describe(self) -> str:
         s = self.stats
         rows = ("the kernel rows split it by each kernel's time inside the step (XLA's "
                 "profiler)" if self.kernel_s is not None else
                 f"the kernel rows are the roofline's shares of it ({self.no_profile})")
+        if self.kernel_s is not None and self.unmapped_share >= UNMAPPED_NOTE:
+            rows += (f"; {self.unmapped_share:.0%} of the profiled step ran in XLA thunks "
+                     "that name none of the program's ops (instructions XLA made itself, "
+                     "such as rewritten convolutions); the rows spread that time over the "
+                     "kernels in proportion to their own")
         return (f"measured on this machine ({self.machine}, fingerprint "
                 f"{self.fingerprint_id}): median of {s.repeats} calls after {s.warmup} "
                 f"warm-up, p10-p90 {s.p10_s * 1e3:.3g}-{s.p90_s * 1e3:.3g} ms; {rows}")
@@ -180,7 +193,8 @@ def _with_profile(m: Measurement, data: bytes, label: str, devices: int,
         profile = profile_step(data, label)
     except Exception as exc:  # noqa: BLE001 - the step is measured; rows fall back
         return replace(m, no_profile=f"the profile failed: {_first_line(exc)}")
-    return replace(m, kernel_s=dict(profile.kernel_s))
+    share = profile.unmapped_s / profile.busy_s if profile.busy_s > 0 else 0.0
+    return replace(m, kernel_s=dict(profile.kernel_s), unmapped_share=share)
 
 
 def check_devices(program: Program) -> int:

@@ -85,6 +85,33 @@ def test_measured_kernel_rows_fall_back_to_roofline_shares_without_a_profile(mon
     assert any("roofline's shares" in n and "no profiler here" in n for n in p.notes)
 
 
+def test_the_note_says_when_much_of_the_profiled_step_ran_in_thunks_of_no_op(monkeypatch):
+    import dataclasses
+
+    import stablecost.featurize.step_profile as step_profile
+
+    real = step_profile.profile_step
+
+    def half_unmapped(*args, **kwargs):
+        prof = real(*args, **kwargs)
+        return dataclasses.replace(prof, unmapped_s=prof.busy_s * 0.4)
+
+    monkeypatch.setattr(step_profile, "profile_step", half_unmapped)
+    text = jax.jit(_tanh_matmul).lower(A[:64], B).as_text()
+    p = stablecost.predict(text, "host-cpu", fidelity="measured")
+    assert any("40% of the profiled step ran in XLA thunks that name none of the "
+               "program's ops" in n for n in p.notes)
+    assert sum(k.total_time_s for k in p.kernels) == pytest.approx(p.step_time_s)
+    # a profile that maps (almost) everything says nothing of it
+    assert measured.Measurement(stats=p_stats(), machine="m", fingerprint_id="f",
+                                kernel_s={0: 1.0}, unmapped_share=0.02
+                                ).describe().count("thunks") == 0
+
+
+def p_stats():
+    return measure(lambda: None, **PROGRAM_TIMING)
+
+
 def test_donated_arguments_are_timed_without_donation():
     donating = jax.jit(lambda a, b: (a + b, b * 2), donate_argnums=(0,))
     x = jnp.ones((64,), jnp.float32)
