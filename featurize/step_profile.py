@@ -23,8 +23,12 @@ run instead:
    kernels (XLA fused across our kernel boundaries), it is split by the work of the ops
    it holds, not of the whole kernels: a bias add that XLA runs with the next kernel's
    sine takes a share as large as an add, not as large as the dot it came with (the
-   `SPLIT` version of a stored profile says which rule made it). Thunks that hold no
-   op of ours (layout copies XLA added) are reported apart, as `unmapped_s`.
+   `SPLIT` version of a stored profile says which rule made it). A convolution or dot
+   thunk that names no op (XLA rewrote the op and dropped its metadata, as it does for
+   the filter gradient of a transposed convolution) goes to the kernel whose
+   convolution or dot has as many output elements and that no named thunk ran. The
+   other thunks that hold no op of ours (layout copies XLA added) are reported apart,
+   as `unmapped_s`.
    Loop and conditional thunks are containers: their bodies' thunks are counted, the
    container itself is not.
 
@@ -61,9 +65,12 @@ BALANCE = 20.0
 # memory bound). At BALANCE, an f32 add's 8 bytes weigh about 160 for 0.45 ns, so the
 # 5.2 ns more of a sine weigh about 1,800.
 SLOW_TRANSCENDENTAL = {"sine": 1800.0, "cosine": 1800.0, "tan": 1800.0}
-# which rule split the thunks of a stored profile: "held-ops" (above); profiles without
-# the key split by whole kernels' work and are not read any more
-SPLIT = "held-ops"
+# which rule split the thunks of a stored profile: "held-ops-2" (above); "held-ops"
+# profiles left XLA's rewritten convolutions unmapped, and profiles without the key
+# split by whole kernels' work: neither is read any more
+SPLIT = "held-ops-2"
+# the HLO opcodes of an unnamed thunk matched to a kernel by its output size
+_MATCHED = {"convolution": ("convolution",), "dot": ("dot_general", "dot")}
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,36 @@ def thunk_labels(hlo_module: Any) -> tuple[dict[str, set[str]], set[str]]:
     return out, containers
 
 
+def compute_thunks(hlo_module: Any, labels: Mapping[str, set[str]]
+                   ) -> tuple[set[str], dict[str, tuple[str, int]]]:
+    """(the instructions of a compiled module that run a convolution or a dot, fused or
+    not; (HLO opcode, output elements) of those that are a convolution or dot naming
+    no op of ours)."""
+    import re
+
+    shape = re.compile(r"=\s*[a-z0-9]+\[([0-9,]*)\]")
+    callee = re.compile(r"calls=%?([\w.\-]+)")
+    computes: dict[str, bool] = {}
+    calls: dict[str, list[str]] = {}
+    unnamed: dict[str, tuple[str, int]] = {}
+    for computation in hlo_module.computations():
+        for instruction in computation.instructions():
+            opcode = str(instruction.opcode).rsplit(".k", 1)[-1].lower()
+            text = instruction.to_string()
+            computes[computation.name] = computes.get(computation.name, False) or \
+                opcode in _MATCHED
+            calls[instruction.name] = callee.findall(text)
+            if opcode in _MATCHED:
+                calls[instruction.name].append(computation.name)
+                found = shape.search(text)
+                if not labels.get(instruction.name) and found:
+                    dims = [int(d) for d in found.group(1).split(",") if d]
+                    unnamed[instruction.name] = (opcode, int(np.prod(dims)) if dims else 1)
+    running = {name for name, called in calls.items()
+               if any(computes.get(c, False) for c in called)}
+    return running, unnamed
+
+
 def exclusive_seconds(intervals: Iterable[tuple[int, int, str]]) -> tuple[dict[str, float], float]:
     """(name -> exclusive nanoseconds, busy nanoseconds) of (start, end, name) intervals:
     every instant is split evenly among the intervals covering it."""
@@ -238,7 +275,9 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
     except Exception as exc:   # XLA's own error types are not importable by name
         raise MeasurementError(f"{label}: XLA could not compile it: "
                                f"{str(exc).splitlines()[0][:200]}") from exc
-    labels, containers = thunk_labels(executable.hlo_modules()[0])
+    hlo_module = executable.hlo_modules()[0]
+    labels, containers = thunk_labels(hlo_module)
+    computing, unnamed = compute_thunks(hlo_module, labels)
     args = random_args(specs, np.random.default_rng(0))
 
     def call() -> Any:
@@ -265,7 +304,7 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
     finally:
         shutil.rmtree(trace_dir, ignore_errors=True)
     exclusive, busy = exclusive_seconds(thunk_intervals(events, containers))
-    return _attribute(analysis, labels, exclusive, busy, walls)
+    return _attribute(analysis, labels, exclusive, busy, walls, unnamed, computing)
 
 
 def op_weight(op: Any, cost: Any) -> float:
@@ -280,9 +319,12 @@ def op_weight(op: Any, cost: Any) -> float:
 
 
 def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping[str, float],
-               busy_ns: float, walls: list[float]) -> StepProfile:
+               busy_ns: float, walls: list[float],
+               unnamed: Mapping[str, tuple[str, int]] | None = None,
+               computing: set[str] | None = None) -> StepProfile:
     """Each thunk's exclusive time split over the kernels whose ops it holds, by the work
-    of the ops it holds."""
+    of the ops it holds; an unnamed convolution or dot thunk (`compute_thunks`) to the
+    kernels whose such op has its output size and ran in no named computing thunk."""
 
     kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
     ops = analysis.program.ops
@@ -293,6 +335,8 @@ def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping
         for op in kernel.ops:
             owner[ops[op].location].append(
                 (position, op_weight(ops[op], analysis.costs[op]) + 1.0))
+    labels = {**labels, **_matched_labels(kernels, ops, labels, exclusive, unnamed or {},
+                                          computing or set())}
     per_kernel = np.zeros(len(kernels))
     unmapped = 0.0
     scale = 1e-9 / len(walls)
@@ -312,3 +356,22 @@ def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping
     return StepProfile({k.index: float(s * scale) for k, s in zip(kernels, per_kernel)},
                        unmapped * scale, busy_ns * scale, tuple(walls), len(exclusive),
                        thunk_s)
+
+
+def _matched_labels(kernels: list[Any], ops: Any, labels: Mapping[str, set[str]],
+                    exclusive: Mapping[str, float], unnamed: Mapping[str, tuple[str, int]],
+                    computing: set[str]) -> dict[str, set[str]]:
+    """Labels for the unnamed convolution and dot thunks that ran: those of the
+    same-kind ops of our kernels with as many output elements that no named thunk
+    running a convolution or dot holds (ties share the thunk; a layout copy XLA put
+    around the rewritten op may hold its label)."""
+    ran = {lab for thunk in exclusive if thunk in computing and thunk not in unnamed
+           for lab in labels.get(thunk, ())}
+    out: dict[str, set[str]] = {}
+    for thunk, (opcode, elements) in unnamed.items():
+        if thunk not in exclusive:
+            continue
+        out[thunk] = {ops[i].location for kernel in kernels for i in kernel.ops
+                      if ops[i].opcode in _MATCHED[opcode] and ops[i].location not in ran
+                      and ops[i].results and ops[i].results[0].num_elements == elements}
+    return out
