@@ -117,19 +117,24 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
 
 def repeat_floor_s(dataset: Path, sample_ids: np.ndarray, seed: int) -> np.ndarray | None:
     """Each program's profiled step (median wall time of `collect profiles`, by the
-    program's sample id; NaN where it has none), or None without profiles."""
+    program's sample id; NaN where it has none), or None without profiles. Profiles of
+    the current split rule are read (the latest collection); a dataset without any
+    reads the others (the wall time does not depend on the rule)."""
     import json
 
     from stablecost.datasets.profiles import KIND
     from stablecost.errors import DatasetError
+    from stablecost.featurize.step_profile import SPLIT
     from stablecost.train.data import load_frame
 
     try:
         profiles = load_frame(dataset, KIND, seed=seed)
     except DatasetError:
         return None
-    walls = {json.loads(row.params)["program"]: float(row.median_s)
-             for row in profiles.itertuples(index=False)}
+    params = [json.loads(p) for p in profiles["params"]]
+    current = [i for i, p in enumerate(params) if p.get("split") == SPLIT]
+    rows = current or list(range(len(params)))
+    walls = {params[i]["program"]: float(profiles["median_s"].iloc[i]) for i in rows}
     found = np.array([walls.get(s, np.nan) for s in sample_ids])
     return found if np.isfinite(found).any() else None
 
