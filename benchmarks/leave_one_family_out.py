@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/leave_one_family_out.py [--data data/cpu] [--fold mlp,moe]
         [--members 1] [--epochs 200] [--target direct] [--seed 0] [--threads 1]
+        [--spec HARDWARE.toml] [--dump held_out.csv]
 
 For each program family F of the dataset (every family, or only the `--fold` ones),
 the step GNN is trained on the programs of every other family and predicts the
@@ -18,7 +19,8 @@ One Markdown row per family prices F's programs three ways, side by side:
   or the roofline where the learned fidelity falls back to it (a kernel-sum program
   whose time sits in loops, `models.cost_model.out_of_range`);
 - kernel sum: the per-call floor plus the summed learned kernel times;
-- roofline: summed kernel roofline times on the dataset's `hardware.toml` spec.
+- roofline: summed kernel roofline times on the dataset's `hardware.toml` spec (or the
+  `--spec` file: another calibration of the same machine).
 Then the overall row (every held-out prediction pooled) and the totals. Where the
 dataset holds profiles of its programs (`stablecost collect profiles`), a second timing
 of each program, the issue's targets are checked per family against that repeat floor
@@ -84,6 +86,7 @@ def same_spec(a: Any, b: Any) -> bool:
 def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
     """Featurize the programs; their graphs are built on the spec the kernel model
     prices with (`pricing_hardware`), as `train gnn` and `predict_kernels` do."""
+    from stablecost.models.coverage import with_roofline_fallback
     from stablecost.models.gnn import graph_from_parts, kernel_edges, step_kernels
     from stablecost.train.data import featurize_rows, load_frame, stderr_progress
     from stablecost.train.step_calibration import program_sums
@@ -98,7 +101,9 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
     if not same_spec(priced_hw, hw):
         say(f"the kernel model prices with {priced_hw.path}, not {hw.path}")
         f, analyses = featurize_rows(frame, priced_hw, keep_analyses=True)
-    kernel_pred_s = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
+    kernel_pred_s = with_roofline_fallback(models.kernel.predict(f.X, f.roofline_s),
+                                           f.roofline_s, f.loop_convolution, priced_hw,
+                                           models.kernel_meta)
     bounds = np.searchsorted(f.sample, np.arange(len(f.samples) + 1))
     graphs = []
     for i, analysis in enumerate(analyses or []):
@@ -302,6 +307,23 @@ def header() -> list[str]:
             "|---|" + "---:|" * width]
 
 
+def read_spec(path: str, hardware: str) -> Any:
+    """The `--spec` file, which must describe the dataset's hardware."""
+    import tomllib
+
+    from stablecost.errors import HardwareSpecError
+    from stablecost.hardware import parse_spec
+
+    try:
+        hw = parse_spec(tomllib.loads(Path(path).read_text()), path)
+    except (OSError, tomllib.TOMLDecodeError, HardwareSpecError) as exc:
+        raise SystemExit(f"--spec {path}: {exc}") from None
+    if hw.name != hardware:
+        raise SystemExit(f"--spec {path}: it describes {hw.name}, the dataset's hardware is "
+                         f"{hardware}")
+    return hw
+
+
 def parse_folds(values: list[str] | None, families: list[str]) -> list[str]:
     if not values:
         return families
@@ -322,6 +344,11 @@ def main() -> None:
     parser.add_argument("--target", default=None, help="direct | residual; default: the bundle's")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads while fitting")
+    parser.add_argument("--spec", default=None,
+                        help="price with this hardware.toml instead of the dataset's own: "
+                             "another calibration of the machine the data was measured on "
+                             "(e.g. benchmarks/specs/host-cpu-3076d9df-loop-convolution.toml, "
+                             "the dataset's spec plus the loop-convolution probe)")
     parser.add_argument("--dump", default=None,
                         help="also write every held-out prediction to this CSV")
     args = parser.parse_args()
@@ -334,7 +361,7 @@ def main() -> None:
     started = time.perf_counter()
     dataset = pick_dataset(args.data, None)
     hardware = store.DatasetInfo.read(dataset).hardware
-    hw = dataset_hardware(dataset)
+    hw = dataset_hardware(dataset) if args.spec is None else read_spec(args.spec, hardware)
     bundle = load_models(hardware)
     if bundle is None or bundle.step_meta is None:
         raise SystemExit(f"no bundled kernel model and step GNN for {hardware}")

@@ -1,5 +1,6 @@
 """`stablecost hardware calibrate`: measure what this machine's JAX CPU backend achieves
-(matmul and vector FLOP/s per dtype, memory bandwidth, per-kernel overhead) and store
+(matmul and vector FLOP/s per dtype, memory bandwidth, per-kernel overhead, the rate of a
+convolution XLA:CPU runs as a loop nest) and store
 it as the `host-cpu` hardware spec in the user's config dir.
 
 Each probe runs for at least `PROBE_S` (a quarter second; `--quick`: 50 ms) after a
@@ -87,6 +88,9 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
         results[f"vector_{key}"] = 2.0 * degree * elements / t
         say(f"{key} vector: {results[f'vector_{key}'] / 1e9:.2f} GFLOP/s")
 
+    results["loop_convolution"] = _loop_convolution_rate(quick, repeats, probe_s)
+    say(f"loop-nest convolution: {results['loop_convolution'] / 1e9:.2f} G multiply-adds/s")
+
     x = jnp.full((elements,), 0.5, jnp.float32)
     f = jax.jit(lambda v: jnp.tanh(jnp.exp(-v) * 0.5 + 0.25))
     t = _fast_seconds(_waited(f, x), repeats, probe_s)
@@ -119,6 +123,32 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
     return results
 
 
+def _loop_convolution_rate(quick: bool, repeats: int, probe_s: float) -> float:
+    """Multiply-adds per second of a convolution XLA:CPU runs as its own loop nest: the
+    filter gradient of a stride-2 transposed convolution, whose window (the output
+    gradient) is larger than its input, so XLA swaps the operands and reverses the
+    window (featurize/conv_lowering.py). VALID padding: no tap falls off the output,
+    so every input pixel meets every kernel tap once."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    n, side, cin, cout, k = (2, 8, 16, 8, 4) if quick else (8, 16, 32, 16, 4)
+    dn = ("NHWC", "HWIO", "NHWC")
+    x = jnp.ones((n, side, side, cin), jnp.float32)
+    w_struct = jax.ShapeDtypeStruct((k, k, cin, cout), jnp.float32)
+
+    def transposed(x, w):
+        return lax.conv_transpose(x, w, (2, 2), "VALID", dimension_numbers=dn)
+    dy = jnp.ones(jax.eval_shape(transposed, x, w_struct).shape, jnp.float32)
+
+    def filter_gradient(x, dy):
+        (dw,) = jax.linear_transpose(lambda w: transposed(x, w), w_struct)(dy)
+        return dw
+    t = _fast_seconds(_waited(jax.jit(filter_gradient), x, dy), repeats, probe_s)
+    return n * side * side * cin * cout * k * k / t
+
+
 def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     return {
@@ -132,6 +162,7 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
             "vector_flops_per_s": {"f32": m["vector_f32"], "bf16": m["vector_bf16"],
                                    "f16": m["vector_f16"]},
             "transcendentals_per_s": m["transcendentals"],
+            "loop_convolution_macs_per_s": m["loop_convolution"],
             "f32_matmul_as": "f32",
             "compute_units": cores,
         },

@@ -18,7 +18,8 @@ _TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
              "interconnect", "sources", "measured"}
 _SECTION_KEYS = {
     "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
-                "f32_matmul_as", "compute_units", "clock_hz"},
+                "f32_matmul_as", "compute_units", "clock_hz",
+                "loop_convolution_macs_per_s"},
     "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
@@ -27,6 +28,7 @@ _SECTION_KEYS = {
                      "collective_overhead_s", "calibrated"},
 }
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
+             "loop_convolution_macs_per_s",
              "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
 # (`train.link_calibration`), for the whole chip and optionally per collective kind.
@@ -145,6 +147,11 @@ class Hardware:
     collective_overhead_s: float | None = None
     # [interconnect.calibrated]: values fitted to measured collectives; None: not calibrated.
     calibrated_links: CalibratedLinks | None = None
+    # CPU only: multiply-adds per second of a convolution XLA:CPU runs as its own loop
+    # nest instead of a library call (featurize/conv_lowering.py), measured by
+    # `hardware calibrate`; None: not measured, such a convolution is priced at the
+    # matmul rate like any other.
+    loop_convolution_macs_per_s: float | None = None
     aliases: tuple[str, ...] = ()
     sources: tuple[Mapping[str, str], ...] = ()
     measured: Mapping[str, Any] = field(default_factory=dict)
@@ -176,6 +183,11 @@ class Hardware:
             if not _non_negative(getattr(self, name)):
                 raise HardwareSpecError(f"{where}: {name} must be a number >= 0, got "
                                         f"{getattr(self, name)!r}")
+        loop_rate = self.loop_convolution_macs_per_s
+        if loop_rate is not None and (self.kind != "cpu" or not _positive(loop_rate)):
+            raise HardwareSpecError(f"{where}: loop_convolution_macs_per_s must be a positive "
+                                    f"number on a cpu spec, got {loop_rate!r} on a "
+                                    f"{self.kind} spec")
         if isinstance(self.chips_per_node, bool) or not isinstance(self.chips_per_node, int) \
                 or self.chips_per_node < 1:
             raise HardwareSpecError(f"{where}: chips_per_node must be an integer >= 1, got "
@@ -212,6 +224,7 @@ class Hardware:
             "matmul_flops_per_s": dict(self.matmul_flops_per_s),
             "vector_flops_per_s": dict(self.vector_flops_per_s),
             "transcendentals_per_s": self.transcendentals_per_s,
+            "loop_convolution_macs_per_s": self.loop_convolution_macs_per_s,
             "f32_matmul_as": self.f32_matmul_as,
             "compute_units": self.compute_units, "clock_hz": self.clock_hz,
             "memory_capacity_bytes": self.memory_capacity_bytes,
@@ -302,12 +315,17 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     overhead = flat.get("collective_overhead_s")
     if overhead is not None and not _non_negative(overhead):
         raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
+    loop_rate = flat.get("loop_convolution_macs_per_s")
+    if loop_rate is not None and (data["kind"] != "cpu" or not _positive(loop_rate)):
+        raise fail("loop_convolution_macs_per_s must be a positive number, on a cpu spec "
+                   f"only; got {loop_rate!r} on a {data['kind']} spec")
     calibrated_links = None if calibrated is None else _parse_calibrated(calibrated, fail)
     return Hardware(
         name=data["name"], vendor=data["vendor"], kind=data["kind"],
         matmul_flops_per_s={k: float(v) for k, v in flat["matmul_flops_per_s"].items()},
         vector_flops_per_s={k: float(v) for k, v in flat["vector_flops_per_s"].items()},
         transcendentals_per_s=float(flat["transcendentals_per_s"]),
+        loop_convolution_macs_per_s=(None if loop_rate is None else float(loop_rate)),
         f32_matmul_as=flat["f32_matmul_as"],
         memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),
         memory_capacity_bytes=float(flat["capacity_bytes"]),

@@ -22,17 +22,28 @@ forward or backward, by its operands' type: `standalone:fmha:bf16`.
 Loop and reduction kernels must also use only opcodes that training kernels of their
 class used (layout and broadcast ops aside); a matmul kernel's epilogue is not checked
 (the GEMM features describe it).
+
+A CPU bundle records no classes, but one kernel kind is outside its data by
+construction: a convolution XLA:CPU runs as its own loop nest (`featurize/
+conv_lowering.py`), 25x slower than its library path, which no feature names and
+`data/cpu` holds none of. Where the machine's calibration measured that loop rate, the
+roofline prices such a kernel better than the trees (they multiply the loop-rate
+roofline by the ratio they learned on library convolutions), so it falls back, unless
+the kernel model records loop convolutions in its data (`loop_convolution_kernels` in
+its meta; a bundle without the count is taken to have none).
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from ..dtypes import compute_class
 from ..featurize.fusion import LOOP, MATMUL, REDUCTION, Kernel
 from ..featurize.program import Program
 from ..hardware import Hardware
-from .roofline import kernel_dtypes
+from .roofline import kernel_dtypes, loop_convolution_macs
 
 # opcodes that move or reinterpret data without work of their own: not checked
 _IGNORED = frozenset({"reshape", "constant", "bitcast_convert", "get_tuple_element", "tuple",
@@ -84,3 +95,38 @@ def uncovered(kernel: Kernel, program: Program, hw: Hardware,
         if new:
             return f"{cls} with {', '.join(new)} (never in a training kernel of that class)"
     return ""
+
+
+LOOP_CONVOLUTION = f"{MATMUL}:convolution-loop"
+
+
+def loop_convolutions_uncovered(hw: Hardware, kernel_meta: Mapping[str, object]) -> bool:
+    """Whether kernels holding a loop-nest convolution fall back to the roofline on `hw`
+    (see the module docstring)."""
+    return (hw.kind == "cpu" and bool(hw.loop_convolution_macs_per_s)
+            and not kernel_meta.get("loop_convolution_kernels"))
+
+
+def cpu_uncovered(kernel: Kernel, program: Program, hw: Hardware,
+                  kernel_meta: Mapping[str, object]) -> str:
+    """Why a CPU kernel model does not cover `kernel` on `hw` ("" if it does)."""
+    if kernel.kind == MATMUL and loop_convolutions_uncovered(hw, kernel_meta) \
+            and loop_convolution_macs(kernel, program):
+        return (f"{LOOP_CONVOLUTION} (a convolution XLA:CPU runs as a loop nest, priced at "
+                f"{hw.name}'s measured loop rate; none in the training data)")
+    return ""
+
+
+def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,
+                           loop_convolution: np.ndarray | None, hw: Hardware,
+                           kernel_meta: Mapping[str, object]) -> np.ndarray:
+    """The kernel model's predictions of feature rows, with the rows it does not cover
+    on `hw` (`loop_convolution`: per row, holds a loop-nest convolution) replaced by
+    their roofline time, as `models.learned.predict_kernels` prices them; the training
+    paths of the step models take their kernel times from here, so that they see what
+    a prediction will."""
+    predicted_s = np.asarray(predicted_s, dtype=np.float64)
+    if loop_convolution is None or not loop_convolutions_uncovered(hw, kernel_meta):
+        return predicted_s
+    return np.where(np.asarray(loop_convolution, bool), np.asarray(roofline_s, np.float64),
+                    predicted_s)

@@ -40,7 +40,9 @@ features, which prices any catalog GPU of a vendor in its data through that chip
 spec (`models_for`). It has no step model: the step is the kernel sum, scheduled with
 the communication as the roofline's is. A kernel of a class its data never held
 (`models.coverage`: a TF32 GEMM, a bf16 loop fusion, a sort, ...) keeps its roofline
-time, and the note says which classes and why.
+time, and the note says which classes and why. On a CPU whose calibration measured the
+loop-convolution rate, a kernel holding a convolution XLA:CPU runs as a loop nest does
+too, unless the kernel model's data held such kernels (`models.coverage.cpu_uncovered`).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
 from ..hardware.fingerprint import cpu_identity, differences
-from .coverage import uncovered
+from .coverage import cpu_uncovered, uncovered
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
@@ -308,15 +310,16 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         table = models.coverage
         if table is not None:
             why = [uncovered(subset[i], program, hw, table) for i in first]
+        else:
+            why = [cpu_uncovered(subset[i], program, hw, models.kernel_meta) for i in first]
+        if any(why):
             out = np.array([bool(w) for w in why])
-            if out.any():
-                predicted, low, high = (np.where(out, unique_rl, a) for a in (predicted, low,
-                                                                             high))
-                fallback = np.zeros(n, dtype=bool)
-                fallback[chosen] = out[inverse]
-                counts_all = np.array([k.count for k in kernels])
-                fallback_note = _fallback_note(why, inverse, counts_all[chosen],
-                                               unique_rl[inverse], models)
+            predicted, low, high = (np.where(out, unique_rl, a) for a in (predicted, low, high))
+            fallback = np.zeros(n, dtype=bool)
+            fallback[chosen] = out[inverse]
+            counts_all = np.array([k.count for k in kernels])
+            fallback_note = _fallback_note(why, inverse, counts_all[chosen],
+                                           unique_rl[inverse], models)
         time_s[chosen] = predicted[inverse]
         low_s[chosen] = low[inverse]
         high_s[chosen] = high[inverse]

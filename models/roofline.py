@@ -3,12 +3,18 @@
 matmul FLOPs at the chip's matrix-unit rate for the operand dtype (f32 promoted as the
 chip does by default), other FLOPs at its vector rate and transcendentals at its
 special-function rate, and memory time is boundary bytes over HBM bandwidth.
+
+On a CPU spec that measured it (`loop_convolution_macs_per_s`), a convolution XLA:CPU
+runs as its own loop nest instead of a library call (`featurize/conv_lowering.py`: the
+filter gradient of a transposed convolution, among others) is priced at that rate per
+multiply-add instead of the matmul rate: about 25x slower on the machines measured.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
+from ..featurize.conv_lowering import multiply_adds, runs_as_loop_on_cpu
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
 from ..featurize.program import Program
 from ..hardware import Hardware
@@ -52,8 +58,14 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
         return KernelTime(0.0, 0.0, 0.0, 0.0, "communication")
     matmul_dtype, vector_dtype, precision = kernel_dtypes(kernel, program)
     compute_s = 0.0
-    if kernel.matmul_flops:
-        compute_s += kernel.matmul_flops / hw.matmul_peak_flops_per_s(matmul_dtype, precision)
+    matmul_flops = kernel.matmul_flops
+    if matmul_flops and hw.loop_convolution_macs_per_s and kernel.kind == MATMUL:
+        loop_macs = loop_convolution_macs(kernel, program)
+        if loop_macs:
+            compute_s += loop_macs / hw.loop_convolution_macs_per_s
+            matmul_flops = max(matmul_flops - 2.0 * loop_macs, 0.0)
+    if matmul_flops:
+        compute_s += matmul_flops / hw.matmul_peak_flops_per_s(matmul_dtype, precision)
     vector_flops = kernel.flops - kernel.matmul_flops
     if vector_flops:
         compute_s += vector_flops / hw.vector_peak_flops_per_s(vector_dtype)
@@ -67,6 +79,18 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     else:
         bound = "compute" if compute_s >= memory_s else "memory"
     return KernelTime(busy + overhead_s, compute_s, memory_s, overhead_s, bound)
+
+
+def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
+    """Multiply-adds of the kernel's convolutions that XLA:CPU runs as loop nests."""
+    return sum(multiply_adds(program.ops[i]) for i in kernel.ops
+               if program.ops[i].opcode == "convolution"
+               and runs_as_loop_on_cpu(program.ops[i]))
+
+
+def loop_convolution_mask(kernels: Sequence[Kernel], program: Program) -> list[bool]:
+    """Per kernel: whether it holds a convolution XLA:CPU runs as a loop nest."""
+    return [k.kind == MATMUL and loop_convolution_macs(k, program) > 0 for k in kernels]
 
 
 def kernel_times(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> list[KernelTime]:

@@ -80,6 +80,8 @@ def test_calibrate_quick_writes_host_cpu(tmp_path):
     assert hw.kind == "cpu" and hw.matmul_flops_per_s["f32"] > 1e8
     assert hw.memory_bandwidth_bytes_per_s > 1e8
     assert hw.on_chip_cache_bytes and hw.on_chip_cache_bytes >= 1 << 20   # the LLC, from sysfs
+    # a loop-nest convolution runs far below the library's matmul rate (2 FLOPs a MAC)
+    assert 1e6 < hw.loop_convolution_macs_per_s < hw.matmul_flops_per_s["f32"] / 2
     assert stablecost.predict("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                               "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
                               "  return %0 : tensor<4xf32>\n}", "host-cpu").step_time_s > 0

@@ -33,7 +33,7 @@ from ..featurize.fusion import COLLECTIVE
 from ..featurize.ingest import load_program
 from ..hardware import Hardware, get_hardware, parse_spec
 from ..models.features import N_FEATURES, program_features
-from ..models.roofline import kernel_times
+from ..models.roofline import kernel_times, loop_convolution_mask
 
 HARDWARE_FILE = "hardware.toml"
 
@@ -97,6 +97,8 @@ class Featurized:
     sample: np.ndarray          # index of the owning sample in `samples`
     samples: pd.DataFrame       # one row per sample that featurized, with `split`
     failures: list[str]
+    # per kernel row: holds a convolution XLA:CPU runs as a loop nest (models/coverage.py)
+    loop_convolution: np.ndarray | None = None
 
     def sample_roofline_s(self) -> np.ndarray:
         return np.bincount(self.sample, weights=self.roofline_s * self.count,
@@ -111,12 +113,12 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
                    progress: Callable[[int, int], None] | None = None,
                    keep_analyses: bool = False) -> tuple[Featurized, list[Analysis] | None]:
     """Load, analyze and featurize every row's program on `hw`."""
-    blocks, rls, counts, owners, failures = [], [], [], [], []
+    blocks, rls, counts, owners, failures, loops = [], [], [], [], [], []
     kept: list[int] = []
     analyses: list[Analysis] | None = [] if keep_analyses else None
     # Imported data measures the same program many times (frameworks, versions):
     # featurize each distinct text once.
-    cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, Analysis] | str] = {}
+    cache: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Analysis] | str] = {}
     for i, row in enumerate(frame.itertuples(index=False)):
         entry = cache.get(row.stablehlo)
         if entry is None:
@@ -124,7 +126,8 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
         if isinstance(entry, str):
             failures.append(f"{row.sample_id} ({row.family}/{row.variant}): {entry}"[:240])
             continue
-        features, rl, count, analysis = entry
+        features, rl, count, loop, analysis = entry
+        loops.append(loop)
         owners.append(np.full(len(features), len(kept), dtype=np.int64))
         kept.append(i)
         blocks.append(features)
@@ -138,13 +141,15 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
     if not kept:
         empty = np.zeros((0, N_FEATURES), np.float32)
         return Featurized(empty, np.zeros(0), np.zeros(0), np.zeros(0, np.int64), samples,
-                          failures), analyses
+                          failures, np.zeros(0, bool)), analyses
     return Featurized(np.concatenate(blocks), np.concatenate(rls), np.concatenate(counts),
-                      np.concatenate(owners), samples, failures), analyses
+                      np.concatenate(owners), samples, failures,
+                      np.concatenate(loops)), analyses
 
 
 def _featurize_text(text: str, name: str, hw: Hardware):
-    """(features, roofline seconds, counts, analysis) of one program, or why it failed."""
+    """(features, roofline seconds, counts, loop-convolution mask, analysis) of one
+    program, or why it failed."""
     try:
         analysis = for_chip_kind(analyze(load_program(text, name=name)), hw.kind)
     except Exception as exc:  # noqa: BLE001 - a row that does not load is reported
@@ -154,7 +159,8 @@ def _featurize_text(text: str, name: str, hw: Hardware):
         return "no priced kernel"
     rl = np.array([t.time_s for t in kernel_times(kernels, analysis.program, hw)])
     count = np.array([k.count for k in kernels], dtype=np.float64)
-    return program_features(kernels, analysis.program, hw), rl, count, analysis
+    loop = np.array(loop_convolution_mask(kernels, analysis.program), dtype=bool)
+    return program_features(kernels, analysis.program, hw), rl, count, loop, analysis
 
 
 def kernel_targets(f: Featurized, floor_s: float) -> tuple[np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import DatasetError, InvalidArgumentError, ModelError
+from ..models.coverage import with_roofline_fallback
 from ..models.gnn import (
     TARGETS,
     KernelPredictor,
@@ -70,7 +71,8 @@ class StepGNNPyfunc(mlflow.pyfunc.PythonModel):
         from stablecost.models.kernel_model import KernelCostModel
 
         self.gnn, self.meta = StepGNN.load(context.artifacts["step_gnn"])
-        self.kernel_model, _ = KernelCostModel.load(context.artifacts["kernel_xgb"])
+        self.kernel_model, self.kernel_meta = KernelCostModel.load(
+            context.artifacts["kernel_xgb"])
         spec = Path(context.artifacts["hardware"])
         self.hw = parse_spec(tomllib.loads(spec.read_text()), str(spec))
 
@@ -81,7 +83,7 @@ class StepGNNPyfunc(mlflow.pyfunc.PythonModel):
 
         graphs = [program_graph(for_chip_kind(analyze(load_program(text)), self.hw.kind),
                                 self.hw, self.kernel_model,
-                                float(self.meta["floor_s"]))
+                                float(self.meta["floor_s"]), self.kernel_meta)
                   for text in model_input["stablehlo"]]
         return pd.DataFrame({"step_s": self.gnn.predict(graphs)})
 
@@ -166,7 +168,8 @@ def train_gnn(data: str | Path, *, hardware: str | None = None,
         say(f"{len(f.failures)} samples did not featurize, e.g. {f.failures[0]}")
     samples = f.samples
     t0 = time.perf_counter()
-    kernel_pred_s = np.asarray(kmodel.predict(f.X, f.roofline_s), dtype=np.float64)
+    kernel_pred_s = with_roofline_fallback(kmodel.predict(f.X, f.roofline_s), f.roofline_s,
+                                           f.loop_convolution, hw, kmeta)
     bounds = np.searchsorted(f.sample, np.arange(len(samples) + 1))
     graphs = []
     for i, analysis in enumerate(analyses or []):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import ModelError
+from ..models.coverage import with_roofline_fallback
 from ..models.learned import bundle_path, load_kernel_model
 from ..models.step_calibration import GROUPS, MODEL_NAME, StepCalibration, kernel_groups
 from . import metrics
@@ -65,7 +66,8 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
     if f.failures:
         raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
                          f"{f.failures[0]}")
-    predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
+    predicted = with_roofline_fallback(models.kernel.predict(f.X, f.roofline_s), f.roofline_s,
+                                       f.loop_convolution, priced_hw, models.kernel_meta)
     groups = kernel_groups(f.X)
     n, k = len(f.samples), len(GROUPS)
     cell = f.sample * k + groups

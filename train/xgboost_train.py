@@ -35,6 +35,7 @@ import numpy as np
 from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import InvalidArgumentError
+from ..hardware import Hardware
 from ..models.features import CHIP_FEATURES
 from ..models.kernel_model import TARGETS, KernelCostModel
 from ..models.manifest import refresh_manifest
@@ -68,6 +69,7 @@ class OtherMachineRows:
     roofline_s: np.ndarray
     weight: np.ndarray
     split: np.ndarray           # per row: its sample's split in its own dataset
+    loop_convolution_kernels: int = 0
 
 
 def other_machine_rows(data: str | Path, families: tuple[str, ...] | None, kind: str, *,
@@ -97,7 +99,19 @@ def other_machine_rows(data: str | Path, families: tuple[str, ...] | None, kind:
                             .fingerprint_id, digest=data_digest(f.samples),
                             samples=len(f.samples), X=f.X, target_s=target_s,
                             roofline_s=f.roofline_s, weight=weight,
-                            split=f.samples["split"].to_numpy()[f.sample])
+                            split=f.samples["split"].to_numpy()[f.sample],
+                            loop_convolution_kernels=loop_convolution_kernels(f, hw))
+
+
+def loop_convolution_kernels(f: Featurized, hw: Hardware) -> int:
+    """Fitted rows (train and val) holding a convolution XLA:CPU runs as a loop nest,
+    priced at a measured loop rate (on a spec without one they were priced like library
+    convolutions, so the model's ratios for them do not carry to a spec that has it);
+    recorded in the bundle, `models.coverage` reads it."""
+    if not hw.loop_convolution_macs_per_s or f.loop_convolution is None:
+        return 0
+    fitted = np.isin(f.samples["split"].to_numpy()[f.sample], ("train", "val"))
+    return int((f.loop_convolution & fitted).sum())
 
 
 def _sample_predictions(model: KernelCostModel, f: Featurized, floor_s: float) -> np.ndarray:
@@ -268,6 +282,8 @@ def train_xgboost(data: str | Path, *, hardware: str | None = None, seed: int = 
             model.save(bundle, floor_s=floor_s, hardware=hw.name,
                        hardware_spec=hw.to_dict(), data_digest=digest,
                        dataset=info.path.name, fingerprint=info.fingerprint,
+                       loop_convolution_kernels=loop_convolution_kernels(f, hw) + (
+                           other.loop_convolution_kernels if other else 0),
                        **({"also": {**_other_params(other, also_families),
                                     "primary_digest": data_digest(samples)}}
                           if other else {}),

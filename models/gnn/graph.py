@@ -14,7 +14,7 @@ the kernel-model sum, the roofline sum, the kernel count and the launches per st
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -138,14 +138,17 @@ def graph_from_parts(X: np.ndarray, roofline_s: np.ndarray, count: np.ndarray,
 
 
 def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
-                  floor_s: float):
+                  floor_s: float, kernel_meta: Mapping[str, Any] | None = None):
     """The step graph of an analyzed program (`featurize.analysis.analyze(...)`) on `hw`,
-    with node features from `kernel_model` (whose bundle's `floor_s` goes in `floor_s`).
+    with node features from `kernel_model` (whose bundle's `floor_s` goes in `floor_s`,
+    and its `meta.json` in `kernel_meta`: the kernels it does not cover on `hw` take
+    their roofline time, `models.coverage.with_roofline_fallback`).
 
     Kernels without a cost rule or collectives are not nodes (the caller reports the
     program's unpriced ops; `analysis.unpriced`)."""
+    from ..coverage import with_roofline_fallback
     from ..features import program_features
-    from ..roofline import kernel_times
+    from ..roofline import kernel_times, loop_convolution_mask
 
     kernels = step_kernels(analysis.kernels)
     if not kernels:
@@ -155,5 +158,8 @@ def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
     rl = np.array([t.time_s for t in kernel_times(kernels, analysis.program, hw)])
     count = np.array([k.count for k in kernels], dtype=np.float64)
     pred = np.asarray(kernel_model.predict(X, rl), dtype=np.float64)
+    if kernel_meta is not None:
+        pred = with_roofline_fallback(pred, rl, np.array(loop_convolution_mask(
+            kernels, analysis.program), dtype=bool), hw, kernel_meta)
     return graph_from_parts(X, rl, count, pred, kernel_edges(analysis.program, kernels),
                             floor_s)

@@ -1,0 +1,99 @@
+"""How XLA:CPU lowers a `convolution`: a call into its convolution library (Eigen), or
+a loop nest of its own that runs two orders of magnitude slower.
+
+XLA:CPU calls the library only for a convolution of 1 to 3 spatial dimensions without
+window reversal (`PotentiallyImplementedAsEigenConvolution` in XLA's
+`service/cpu/ir_emission_utils.cc`); any other falls back to an elemental loop nest
+that recomputes its indices in the innermost loop. One rewrite sends ordinary training
+steps there: XLA's `ConvOperandSwapper` pass (`hlo/transforms/simplifiers/
+conv_operand_swapper.cc`) exchanges input and kernel when the kernel's window is larger
+than the input it slides over, and the exchanged convolution always reverses its
+window. The filter gradient of a transposed convolution (a decoder's or a GAN
+generator's upsampling layer) is such a convolution: its "kernel" is the output
+gradient, whose spatial extent is twice the input's. Measured on the second reference
+CPU (AMD EPYC family 25 model 17, 2 cores): those ran at 1.8-1.9 G multiply-adds/s in
+f32 and bf16 alike, against 40-50 G for a plain 3x3 convolution of the same data
+(`stablecost hardware calibrate` measures the rate of each machine).
+
+The rule below is read from the StableHLO op alone, so it holds for any program; it
+restates the swapper's test in terms of StableHLO's attributes.
+"""
+
+from __future__ import annotations
+
+from .program import Op
+
+
+def _window(op: Op) -> list[dict[str, int | bool]] | None:
+    """Per spatial dimension: the window's size, the input's size, and the window's
+    padding, stride, dilations and reversal; None when the op is not a readable
+    convolution."""
+    a = op.attributes
+    dims = a.get("dimension_numbers") or {}
+    try:
+        lhs, rhs = op.operands[0], op.operands[1]
+        in_dims = list(dims["input_spatial_dimensions"])
+        k_dims = list(dims["kernel_spatial_dimensions"])
+        n = len(in_dims)
+        padding = a.get("padding") or [[0, 0]] * n
+        strides = a.get("window_strides") or [1] * n
+        lhs_dil = a.get("lhs_dilation") or [1] * n
+        rhs_dil = a.get("rhs_dilation") or [1] * n
+        reversal = a.get("window_reversal") or [False] * n
+        return [{"size": int(rhs.shape[k_dims[i]]), "input": int(lhs.shape[in_dims[i]]),
+                 "low": int(padding[i][0]), "high": int(padding[i][1]),
+                 "stride": int(strides[i]), "base_dilation": int(lhs_dil[i]),
+                 "window_dilation": int(rhs_dil[i]), "reversal": bool(reversal[i])}
+                for i in range(n)]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+def operands_swapped(op: Op) -> bool:
+    """Whether XLA exchanges the convolution's input and kernel (see the module
+    docstring): an ungrouped convolution whose window, over the spatial dimensions that
+    are not pure contractions or group dimensions, holds more points than the input."""
+    a = op.attributes
+    if op.opcode != "convolution" or int(a.get("feature_group_count", 1)) > 1 \
+            or int(a.get("batch_group_count", 1)) > 1:
+        return False
+    window = _window(op)
+    if window is None:
+        return False
+    kernel_points = swapped_points = 1
+    for d in window:
+        size, n_in = d["size"], d["input"]
+        plain = (not d["reversal"] and d["low"] == 0 and d["high"] == 0
+                 and d["window_dilation"] == 1)
+        group_dim = plain and d["base_dilation"] == size and d["stride"] == size - 1
+        contraction = plain and size == n_in and d["base_dilation"] == 1 and d["stride"] == 1
+        if group_dim or contraction:
+            continue
+        kernel_points *= int(size)
+        full_pad = (n_in == 1 and d["stride"] == 1 and d["window_dilation"] == 1
+                    and d["low"] == size - 1 and d["high"] == size - 1)
+        swapped_points *= int(size) if full_pad else int(n_in)
+    return kernel_points > swapped_points
+
+
+def runs_as_loop_on_cpu(op: Op) -> bool:
+    """Whether XLA:CPU runs this convolution as its own loop nest rather than a library
+    call: its operands are swapped (which reverses the window), its window is already
+    reversed, or it has no or more than 3 spatial dimensions."""
+    if op.opcode != "convolution":
+        return False
+    window = _window(op)
+    if window is None:
+        return False
+    if not 1 <= len(window) <= 3 or any(d["reversal"] for d in window):
+        return True
+    return operands_swapped(op)
+
+
+def multiply_adds(op: Op) -> float:
+    """The convolution's multiply-adds that touch real input (holes of a dilated input
+    skipped), as the cost model counts its FLOPs."""
+    from .costs.linalg import convolution_cost
+
+    return convolution_cost(op, None).flops / 2.0  # type: ignore[arg-type]
+

@@ -1,0 +1,195 @@
+"""Convolutions XLA:CPU runs as its own loop nest: the operand-swap rule read from
+StableHLO, their multiply-adds, the roofline at a measured loop rate, and the learned
+fidelity falling back to that roofline where its data has no such kernel."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from stablecost.errors import HardwareSpecError
+from stablecost.featurize.analysis import analyze
+from stablecost.featurize.conv_lowering import (
+    multiply_adds,
+    operands_swapped,
+    runs_as_loop_on_cpu,
+)
+from stablecost.featurize.fusion import MATMUL
+from stablecost.featurize.ingest import load_program
+from stablecost.hardware import get_hardware, parse_spec
+from stablecost.models.coverage import LOOP_CONVOLUTION, with_roofline_fallback
+from stablecost.models.roofline import kernel_time, loop_convolution_mask
+
+DN = ("NHWC", "HWIO", "NHWC")
+N, SIDE, CIN, COUT, K = 2, 8, 4, 3, 4
+
+
+def _lowered(fn, *shapes):
+    import jax
+    import jax.numpy as jnp
+
+    return jax.jit(fn).lower(*(jnp.zeros(s, jnp.float32) for s in shapes)).as_text()
+
+
+def _transposed(x, w):
+    from jax import lax
+
+    return lax.conv_transpose(x, w, (2, 2), "VALID", dimension_numbers=DN)
+
+
+def _filter_gradient_text() -> str:
+    """The filter gradient of a stride-2 transposed convolution, as a decoder's training
+    step runs it: its window (the output gradient, 2*SIDE+2 square) is larger than the
+    input it slides over (SIDE square). VALID, so that no tap falls outside the output."""
+    import jax
+    import jax.numpy as jnp
+
+    w_struct = jax.ShapeDtypeStruct((K, K, CIN, COUT), jnp.float32)
+
+    def filter_gradient(x, dy):
+        (dw,) = jax.linear_transpose(lambda w: _transposed(x, w), w_struct)(dy)
+        return dw
+    side = 2 * SIDE + 2
+    return _lowered(filter_gradient, (N, SIDE, SIDE, CIN), (N, side, side, COUT))
+
+
+def _convolutions(text: str):
+    program = load_program(text)
+    return [op for op in program.ops if op.opcode == "convolution"]
+
+
+def test_the_transposed_convolutions_filter_gradient_swaps_operands():
+    (conv,) = _convolutions(_filter_gradient_text())
+    assert operands_swapped(conv) and runs_as_loop_on_cpu(conv)
+    # every input pixel meets every kernel tap once
+    assert multiply_adds(conv) == N * SIDE * SIDE * CIN * COUT * K * K
+
+
+def test_library_convolutions_stay_on_the_library_path():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    x, w = (N, SIDE, SIDE, CIN), (3, 3, CIN, COUT)
+
+    def plain(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN)
+
+    def strided(x, w):
+        return lax.conv_general_dilated(x, w, (2, 2), "SAME", dimension_numbers=DN)
+
+    x_struct = jax.ShapeDtypeStruct(x, jnp.float32)
+    w_struct = jax.ShapeDtypeStruct(w, jnp.float32)
+
+    def strided_data_gradient(w, dy):
+        return jax.linear_transpose(lambda x: strided(x, w), x_struct)(dy)[0]
+
+    def filter_gradient(x, dy):   # window = the output gradient, as large as the input
+        return jax.linear_transpose(lambda w: plain(x, w), w_struct)(dy)[0]
+
+    texts = [_lowered(plain, x, w), _lowered(_transposed, x, (K, K, CIN, COUT)),
+             _lowered(strided_data_gradient, w, (N, SIDE // 2, SIDE // 2, COUT)),
+             _lowered(filter_gradient, x, (N, SIDE, SIDE, COUT))]
+    for text in texts:
+        for conv in _convolutions(text):
+            assert not operands_swapped(conv) and not runs_as_loop_on_cpu(conv), text
+
+
+def test_grouped_convolutions_are_never_swapped():
+    from jax import lax
+
+    def grouped(x, dy):   # a depthwise filter gradient: window = the whole image
+        return lax.conv_general_dilated(x, dy, (1, 1), "VALID", dimension_numbers=(
+            "CHWN", "HWIO", "CHWN"), feature_group_count=CIN)
+    (conv,) = _convolutions(_lowered(grouped, (CIN, SIDE, SIDE, 1), (SIDE, SIDE, 1, CIN)))
+    assert not operands_swapped(conv)
+
+
+def test_reversed_windows_and_four_spatial_dims_run_as_loops():
+    from jax import lax
+
+    def plain(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN)
+    text = _lowered(plain, (N, SIDE, SIDE, CIN), (3, 3, CIN, COUT))
+    assert "reverse = [false, false]" in text
+    (reversed_conv,) = _convolutions(text.replace("reverse = [false, false]",
+                                                  "reverse = [true, false]"))
+    assert runs_as_loop_on_cpu(reversed_conv)
+
+    def four_d(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1, 1, 1), "SAME", dimension_numbers=(
+            "NHWXYC", "HWXYIO", "NHWXYC"))
+    (conv,) = _convolutions(_lowered(four_d, (1, 4, 4, 1, 1, 2), (3, 3, 1, 1, 2, 2)))
+    assert runs_as_loop_on_cpu(conv)
+
+
+def _cpu(loop_rate: float | None = None):
+    spec = {"name": "cpu-x", "vendor": "x", "kind": "cpu",
+            "compute": {"matmul_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
+                        "vector_flops_per_s": {"f32": 1e10, "bf16": 1e10, "f16": 1e10},
+                        "transcendentals_per_s": 1e9, "f32_matmul_as": "f32"},
+            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e13},
+            "kernel": {"launch_overhead_s": 0.0},
+            "interconnect": {"chips_per_node": 1, "topology": "none",
+                             "intra_node_bandwidth_bytes_per_s": 1e10,
+                             "intra_node_latency_s": 0.0,
+                             "inter_node_bandwidth_bytes_per_s": 1e9,
+                             "inter_node_latency_s": 0.0}}
+    if loop_rate is not None:
+        spec["compute"]["loop_convolution_macs_per_s"] = loop_rate
+    return parse_spec(spec, "test")
+
+
+def _conv_kernel(text: str):
+    analysis = analyze(load_program(text))
+    (kernel,) = [k for k in analysis.kernels if k.kind == MATMUL]
+    return analysis, kernel
+
+
+def test_the_roofline_prices_loop_convolutions_at_the_measured_rate():
+    analysis, kernel = _conv_kernel(_filter_gradient_text())
+    macs = N * SIDE * SIDE * CIN * COUT * K * K
+    with_rate = kernel_time(kernel, analysis.program, _cpu(1e9))
+    without = kernel_time(kernel, analysis.program, _cpu())
+    vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
+    assert with_rate.compute_s == pytest.approx(macs / 1e9 + vector_s)
+    assert without.compute_s == pytest.approx(kernel.matmul_flops / 1e11 + vector_s)
+    assert loop_convolution_mask(analysis.kernels, analysis.program) == [
+        k is kernel for k in analysis.kernels]
+
+
+def test_only_a_cpu_spec_may_carry_a_loop_rate():
+    with pytest.raises(HardwareSpecError, match="loop_convolution_macs_per_s"):
+        dataclasses.replace(get_hardware("H100-SXM"), loop_convolution_macs_per_s=1e9)
+    with pytest.raises(HardwareSpecError, match="loop_convolution_macs_per_s"):
+        _cpu(-1.0)
+
+
+def test_with_roofline_fallback_replaces_only_uncovered_rows():
+    predicted, roofline = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+    loop = np.array([False, True])
+    assert list(with_roofline_fallback(predicted, roofline, loop, _cpu(1e9), {})) == [1, 20]
+    # no measured loop rate, or a model whose data held loop convolutions: unchanged
+    assert list(with_roofline_fallback(predicted, roofline, loop, _cpu(), {})) == [1, 2]
+    assert list(with_roofline_fallback(predicted, roofline, loop, _cpu(1e9),
+                                       {"loop_convolution_kernels": 35})) == [1, 2]
+
+
+def test_the_learned_fidelity_falls_back_on_loop_convolutions():
+    from stablecost.models.learned import load_models, predict_kernels
+
+    bundle = load_models("host-cpu")
+    assert bundle is not None and bundle.spec is not None
+    models = dataclasses.replace(bundle, spec=None)   # price with the spec given
+    analysis, kernel = _conv_kernel(_filter_gradient_text())
+    index = analysis.kernels.index(kernel)
+    hw = dataclasses.replace(bundle.spec, loop_convolution_macs_per_s=1.5e9)
+    result = predict_kernels(models, analysis, hw)
+    assert result.fallback is not None and result.fallback[index]
+    assert LOOP_CONVOLUTION in result.note
+    rl = kernel_time(kernel, analysis.program, hw).time_s
+    assert result.time_s[index] == pytest.approx(rl)
+    plain = predict_kernels(models, analysis, bundle.spec)
+    assert plain.fallback is None and LOOP_CONVOLUTION not in plain.note
