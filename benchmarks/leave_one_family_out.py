@@ -203,7 +203,7 @@ def calibrate_without(programs: Programs, family: str) -> Any:
     sums = programs.sums
     rows = np.flatnonzero((programs.family != family) & (programs.split != "test"))
     residuals = held_out_log_ratios(sums, rows)
-    return calibration_from(fit_terms(sums.design()[rows], sums.measured_s[rows]),
+    return calibration_from(fit_terms(sums.design()[rows], sums.fit_target_s()[rows]),
                             min_kernels=int(sums.kernels[rows].min()),
                             interval_log_ratio=tuple(np.quantile(residuals, [0.1, 0.9])))
 

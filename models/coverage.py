@@ -117,16 +117,24 @@ def cpu_uncovered(kernel: Kernel, program: Program, hw: Hardware,
     return ""
 
 
+def uncovered_rows(loop_convolution: np.ndarray | None, hw: Hardware,
+                   kernel_meta: Mapping[str, object]) -> np.ndarray | None:
+    """Per feature row, whether the CPU kernel model does not cover it on `hw`
+    (`loop_convolution`: per row, holds a loop-nest convolution); None: it covers all."""
+    if loop_convolution is None or not loop_convolutions_uncovered(hw, kernel_meta):
+        return None
+    return np.asarray(loop_convolution, dtype=bool)
+
+
 def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,
                            loop_convolution: np.ndarray | None, hw: Hardware,
                            kernel_meta: Mapping[str, object]) -> np.ndarray:
     """The kernel model's predictions of feature rows, with the rows it does not cover
-    on `hw` (`loop_convolution`: per row, holds a loop-nest convolution) replaced by
-    their roofline time, as `models.learned.predict_kernels` prices them; the training
-    paths of the step models take their kernel times from here, so that they see what
-    a prediction will."""
+    on `hw` replaced by their roofline time, as `models.learned.predict_kernels` prices
+    them; the training paths of the step models take their kernel times from here, so
+    that they see what a prediction will."""
     predicted_s = np.asarray(predicted_s, dtype=np.float64)
-    if loop_convolution is None or not loop_convolutions_uncovered(hw, kernel_meta):
+    outside = uncovered_rows(loop_convolution, hw, kernel_meta)
+    if outside is None:
         return predicted_s
-    return np.where(np.asarray(loop_convolution, bool), np.asarray(roofline_s, np.float64),
-                    predicted_s)
+    return np.where(outside, np.asarray(roofline_s, np.float64), predicted_s)

@@ -332,10 +332,15 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         chosen_counts = counts[chosen]
         if models.calibration is not None and (
                 len(chosen) >= models.calibration.min_kernels or (chosen_counts > 1).any()):
-            calibrated_s = models.calibration.step_s(kernel_groups(X), time_s[chosen],
-                                                     chosen_counts)
+            # kernels priced by the roofline join the step as they are, outside the
+            # calibration's terms (fitted over the kernel model's answers)
+            outside = np.zeros(len(chosen), bool) if fallback is None else fallback[chosen]
+            calibrated_s = models.calibration.step_s(
+                kernel_groups(X), time_s[chosen], np.where(outside, 0.0, chosen_counts)) + \
+                float(np.dot(chosen_counts[outside], time_s[chosen][outside]))
         gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
-                                         time_s[chosen], chosen_counts)
+                                         time_s[chosen], chosen_counts,
+                                         None if fallback is None else fallback[chosen])
     if gnn_s is not None and calibrated_s is not None:
         weight = gnn_weight(gnn_s, calibrated_s)
         step_s, source = blend(gnn_s, calibrated_s), "step_blend"
@@ -377,22 +382,33 @@ def _fallback_note(why: list[str], inverse: np.ndarray, counts: np.ndarray,
     shown = "; ".join(f"{reason}: {c:g} kernel run(s), {w / total:.0%} of the roofline "
                       "kernel time" for reason, (c, w) in ranked[:4])
     more = f"; and {len(ranked) - 4} more class(es)" if len(ranked) > 4 else ""
-    trained = ", ".join(models.kernel_meta.get("chips") or []) or "its training chips"
+    trained = (", ".join(models.kernel_meta.get("chips") or [])
+               or str(models.kernel_meta.get("dataset") or "its training chips"))
     return (f"priced by the roofline, outside the learned kernel model's data (measured on "
             f"{trained}): {shown}{more}")
 
 
 def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.ndarray,
               rl: np.ndarray, unique_X: np.ndarray, inverse: np.ndarray,
-              kernel_s: np.ndarray, counts: np.ndarray) -> tuple[float | None, str, str]:
+              kernel_s: np.ndarray, counts: np.ndarray,
+              fallback: np.ndarray | None = None) -> tuple[float | None, str, str]:
     """(the step GNN's seconds or None, why it did not price the step, a note on its
-    coverage when it did)."""
+    coverage when it did). `fallback`: per kernel, priced by the roofline because the
+    kernel model does not cover it; the GNN's node inputs for those are not the kernel
+    model's answers it learned from, so it stays out where they carry UNSEEN_SHARE or
+    more of the kernel time."""
     if models.step is None:
         return None, "", ""
     smallest = getattr(models.step, "min_kernels_", MIN_STEP_KERNELS)
     if len(kernel_s) < smallest:
         return None, (f"{len(kernel_s)} kernel(s), fewer than the step GNN's smallest "
                       f"training program ({smallest})"), ""
+    if fallback is not None and fallback.any():
+        weights = counts * kernel_s
+        share = float(weights[fallback].sum() / max(weights.sum(), 1e-30))
+        if share >= UNSEEN_SHARE:
+            return None, (f"kernels the kernel model does not cover, priced by the roofline, "
+                          f"carry {share:.0%} of it"), ""
     note = ""
     unseen, rows = models.step.unseen_features(unique_X)
     if unseen:

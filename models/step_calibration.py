@@ -8,6 +8,9 @@ handful of fitted terms that mean something on any machine.
     S_g = sum over the group's kernels of executions x predicted kernel seconds
     L_g = sum over the group's kernels of executions (launches per step)
 
+Kernels the kernel model does not cover (`models.coverage`), priced by the roofline,
+are left out of S_g and L_g and added to the step at their roofline time.
+
 Two groups: kernels holding a dot_general or a convolution ("matmul") and the rest
 ("other"). Why this shape. The per-kernel model learned from kernel samples, each timed
 as its own executable, so every prediction carries the per-call cost of a standalone

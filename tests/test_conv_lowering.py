@@ -193,3 +193,53 @@ def test_the_learned_fidelity_falls_back_on_loop_convolutions():
     assert result.time_s[index] == pytest.approx(rl)
     plain = predict_kernels(models, analysis, bundle.spec)
     assert plain.fallback is None and LOOP_CONVOLUTION not in plain.note
+
+
+def _decoder_step_text() -> str:
+    """An SGD step of a three-layer transposed-convolution decoder (14 kernels, three of
+    them filter gradients XLA:CPU runs as loop nests)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def loss(params, z):
+        h = z
+        for w in params:
+            h = jax.nn.relu(lax.conv_transpose(h, w, (2, 2), "SAME", dimension_numbers=DN))
+        return jnp.mean(jnp.square(h))
+
+    def step(params, z):
+        grads = jax.grad(loss)(params, z)
+        return [p - 0.01 * g for p, g in zip(params, grads)]
+    params = [jnp.zeros((4, 4, 16, 8)), jnp.zeros((4, 4, 8, 4)), jnp.zeros((4, 4, 4, 4))]
+    return jax.jit(step).lower(params, jnp.zeros((8, 8, 8, 16))).as_text()
+
+
+def test_roofline_priced_kernels_join_the_step_outside_the_calibration():
+    from stablecost.models.learned import load_models, predict_kernels
+    from stablecost.models.step_calibration import kernel_groups
+
+    bundle = load_models("host-cpu")
+    assert bundle is not None and bundle.spec is not None and bundle.calibration is not None
+    models = dataclasses.replace(bundle, spec=None)
+    analysis = analyze(load_program(_decoder_step_text()))
+    hw = dataclasses.replace(bundle.spec, loop_convolution_macs_per_s=1.5e9)
+    result = predict_kernels(models, analysis, hw)
+    chosen = [i for i, k in enumerate(analysis.kernels) if k.priced]
+    outside = result.fallback[chosen]
+    assert outside.sum() == 3
+    # the filter gradients carry most of the kernel time: the GNN, which learned from
+    # the kernel model's answers, stays out, and the notes say why
+    assert result.gnn_s is None and result.step_source == "step_calibration"
+    assert "do not cover" in result.note or "does not cover" in result.note
+    from stablecost.models.features import program_features
+
+    X = program_features([analysis.kernels[i] for i in chosen], analysis.program, hw)
+    counts = np.array([analysis.kernels[i].count for i in chosen])
+    covered = bundle.calibration.step_s(kernel_groups(X), result.time_s[chosen],
+                                        np.where(outside, 0.0, counts))
+    assert result.calibrated_s == pytest.approx(
+        covered + float(np.dot(counts[outside], result.time_s[chosen][outside])))
+    # without a measured loop rate nothing falls back and the GNN takes part
+    plain = predict_kernels(models, analysis, bundle.spec)
+    assert plain.fallback is None and plain.gnn_s is not None

@@ -243,3 +243,17 @@ def test_train_calibration_command_fits_logs_and_saves(tmp_path, capsys):
     shipped = learned.load_models("host-cpu").calibration
     assert loaded.scale == pytest.approx(shipped.scale)
     assert (tmp_path / "mlflow.db").is_file()
+
+
+def test_fixed_seconds_are_added_outside_the_fitted_terms():
+    plain, terms = _sums()   # programs whose time follows known terms exactly
+    fixed = np.random.default_rng(3).uniform(0.0, 5e-3, len(plain.measured_s))
+    measured = plain.measured_s + fixed
+    sums = dataclasses.replace(plain, measured_s=measured, fixed_s=fixed)
+    assert sums.fit_target_s() == pytest.approx(measured - fixed)
+    fitted = fit_terms(sums.design(), sums.fit_target_s())
+    assert fitted == pytest.approx(terms, rel=1e-6, abs=1e-12)
+    calibration = calibration_from(fitted)
+    assert predict_sums(calibration, sums) == pytest.approx(measured, rel=1e-6)
+    assert predict_sums(calibration, sums.take(np.arange(5))) == pytest.approx(measured[:5],
+                                                                             rel=1e-6)

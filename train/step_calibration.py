@@ -24,7 +24,7 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import ModelError
-from ..models.coverage import with_roofline_fallback
+from ..models.coverage import uncovered_rows
 from ..models.learned import bundle_path, load_kernel_model
 from ..models.step_calibration import GROUPS, MODEL_NAME, StepCalibration, kernel_groups
 from . import metrics
@@ -44,10 +44,22 @@ class ProgramSums:
     roofline_s: np.ndarray    # summed kernel roofline
     family: np.ndarray
     split: np.ndarray
+    # seconds priced outside the calibration: the roofline time of kernels the kernel
+    # model does not cover (`models.coverage`), added to the step as they are
+    fixed_s: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> "ProgramSums":
         """The same sums of `rows` only (indices or a boolean mask)."""
-        return ProgramSums(*(getattr(self, name)[rows] for name in self.__dataclass_fields__))
+        def pick(value: np.ndarray | None) -> Any:
+            return None if value is None else value[rows]
+        return ProgramSums(*(pick(getattr(self, name)) for name in self.__dataclass_fields__))
+
+    def fit_target_s(self) -> np.ndarray:
+        """What the calibration's terms are fitted to: the measured step less the fixed
+        seconds (kept at a twentieth of the step or more)."""
+        if self.fixed_s is None:
+            return self.measured_s
+        return np.maximum(self.measured_s - self.fixed_s, 0.05 * self.measured_s)
 
     def design(self) -> np.ndarray:
         """Columns: 1, then per group S_g and L_g."""
@@ -59,25 +71,31 @@ class ProgramSums:
 
 def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> ProgramSums:
     """Featurize the program rows on the spec the kernel model prices with and sum each
-    program's predicted kernel seconds and launches per group."""
+    program's predicted kernel seconds and launches per group; kernels the kernel model
+    does not cover there (`models.coverage.uncovered_rows`) go into `fixed_s` at their
+    roofline time instead, as `models.learned.predict_kernels` prices them."""
     priced_hw, _ = models.pricing_hardware(hw)
     f, _ = featurize_rows(frame, priced_hw,
                           progress=stderr_progress("featurized programs") if progress else None)
     if f.failures:
         raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
                          f"{f.failures[0]}")
-    predicted = with_roofline_fallback(models.kernel.predict(f.X, f.roofline_s), f.roofline_s,
-                                       f.loop_convolution, priced_hw, models.kernel_meta)
+    predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
+    outside = uncovered_rows(f.loop_convolution, priced_hw, models.kernel_meta)
+    if outside is None:
+        outside = np.zeros(len(predicted), dtype=bool)
     groups = kernel_groups(f.X)
     n, k = len(f.samples), len(GROUPS)
     cell = f.sample * k + groups
-    seconds = np.bincount(cell, f.count * predicted, minlength=n * k).reshape(n, k)
-    launches = np.bincount(cell, f.count, minlength=n * k).reshape(n, k)
+    inside = f.count * ~outside
+    seconds = np.bincount(cell, inside * predicted, minlength=n * k).reshape(n, k)
+    launches = np.bincount(cell, inside, minlength=n * k).reshape(n, k)
     samples = f.samples
     return ProgramSums(seconds, launches, np.bincount(f.sample, minlength=n),
                        samples["median_s"].to_numpy(np.float64),
                        np.bincount(f.sample, f.count * f.roofline_s, minlength=n),
-                       samples["family"].to_numpy(), samples["split"].to_numpy())
+                       samples["family"].to_numpy(), samples["split"].to_numpy(),
+                       np.bincount(f.sample, f.count * outside * f.roofline_s, minlength=n))
 
 
 def fit_terms(design: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
@@ -109,7 +127,8 @@ def predict_sums(calibration: StepCalibration, sums: ProgramSums) -> np.ndarray:
     scale, per_launch = np.array(calibration.scale), np.array(calibration.per_launch_s)
     parts = np.maximum(sums.seconds * scale + sums.launches * per_launch,
                        MIN_GROUP_SHARE * sums.seconds)
-    return calibration.floor_s + parts.sum(axis=1)
+    fixed = 0.0 if sums.fixed_s is None else sums.fixed_s
+    return calibration.floor_s + parts.sum(axis=1) + fixed
 
 
 def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
@@ -119,7 +138,8 @@ def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
     for family in sorted(set(sums.family[rows].tolist())):
         held = rows[sums.family[rows] == family]
         fit_rows = rows[sums.family[rows] != family]
-        calibration = calibration_from(fit_terms(design[fit_rows], sums.measured_s[fit_rows]))
+        calibration = calibration_from(fit_terms(design[fit_rows],
+                                                 sums.fit_target_s()[fit_rows]))
         predicted = predict_sums(calibration, sums.take(held))
         out[np.searchsorted(rows, held)] = np.log(sums.measured_s[held] / predicted)
     return out
@@ -140,7 +160,7 @@ def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed:
     sums = program_sums(load_frame(dataset, "program", seed=seed), hw, models)
     fit_rows = np.flatnonzero(sums.split != "test")
     test = np.flatnonzero(sums.split == "test")
-    terms = fit_terms(sums.design()[fit_rows], sums.measured_s[fit_rows])
+    terms = fit_terms(sums.design()[fit_rows], sums.fit_target_s()[fit_rows])
     residuals = held_out_log_ratios(sums, fit_rows)
     low, high = (float(q) for q in np.quantile(residuals, [(1 - COVERAGE) / 2,
                                                             (1 + COVERAGE) / 2]))
@@ -151,7 +171,8 @@ def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed:
                                    interval_log_ratio=(low, high), meta=meta)
     rows = sums.take(test)
     predicted = predict_sums(calibration, rows)
-    kernel_sum = models.floor_s + rows.seconds.sum(axis=1)
+    kernel_sum = models.floor_s + rows.seconds.sum(axis=1) + (
+        0.0 if rows.fixed_s is None else rows.fixed_s)
     report = {"terms": {"floor_us": calibration.floor_s * 1e6,
                         **{f"{g}_scale": s for g, s in zip(GROUPS, calibration.scale)},
                         **{f"{g}_per_launch_us": v * 1e6
