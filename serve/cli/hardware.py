@@ -101,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"host-cpu calibrated: f32 matmul {si(compute['matmul_flops_per_s']['f32'])}FLOP/s, "
           f"f32 vector {si(compute['vector_flops_per_s']['f32'])}FLOP/s, bandwidth "
           f"{si(spec['memory']['bandwidth_bytes_per_s'])}B/s, per-kernel overhead "
-          f"{seconds(spec['kernel']['launch_overhead_s'])}; saved to {path}")
+          f"{seconds(spec['kernel']['launch_overhead_s'])}, loop-nest convolution "
+          f"{si(compute['loop_convolution_macs_per_s'])}MAC/s; saved to {path}")
     return 0
 
 
