@@ -102,7 +102,7 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
         say(f"the kernel model prices with {priced_hw.path}, not {hw.path}")
         f, analyses = featurize_rows(frame, priced_hw, keep_analyses=True)
     kernel_pred_s = with_roofline_fallback(models.kernel.predict(f.X, f.roofline_s),
-                                           f.roofline_s, f.loop_convolution, priced_hw,
+                                           f.roofline_s, f.cpu_kind, priced_hw,
                                            models.kernel_meta)
     bounds = np.searchsorted(f.sample, np.arange(len(f.samples) + 1))
     graphs = []

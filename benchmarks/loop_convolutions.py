@@ -41,7 +41,7 @@ def main() -> None:
     from stablecost.datasets import store
     from stablecost.featurize.conv_lowering import multiply_adds
     from stablecost.featurize.ingest import load_program
-    from stablecost.models.coverage import with_roofline_fallback
+    from stablecost.models.coverage import LOOP_NEST_CONVOLUTION, with_roofline_fallback
     from stablecost.models.learned import load_models
     from stablecost.train.data import dataset_hardware, featurize_rows, load_frame, pick_dataset
 
@@ -58,12 +58,12 @@ def main() -> None:
     priced, _ = bundle.pricing_hardware(hw)
     f, _ = featurize_rows(frame, priced)
     learned_k = with_roofline_fallback(bundle.kernel.predict(f.X, f.roofline_s), f.roofline_s,
-                                       f.loop_convolution, priced, bundle.kernel_meta)
+                                       f.cpu_kind, priced, bundle.kernel_meta)
     samples = f.samples
     measured = samples["median_s"].to_numpy()
     learned = bundle.floor_s + f.sum_per_sample(learned_k)
     roofline = f.sample_roofline_s()
-    loop = np.bincount(f.sample, f.loop_convolution.astype(float),
+    loop = np.bincount(f.sample, (f.cpu_kind == LOOP_NEST_CONVOLUTION).astype(float),
                        minlength=len(samples)) > 0
     macs = np.array([sum(multiply_adds(op) for op in load_program(text).ops
                          if op.opcode == "convolution") for text in samples["stablehlo"]])

@@ -23,14 +23,20 @@ Loop and reduction kernels must also use only opcodes that training kernels of t
 class used (layout and broadcast ops aside); a matmul kernel's epilogue is not checked
 (the GEMM features describe it).
 
-A CPU bundle records no classes, but one kernel kind is outside its data by
-construction: a convolution XLA:CPU runs as its own loop nest (`featurize/
-conv_lowering.py`), 25x slower than its library path, which no feature names and
-`data/cpu` holds none of. Where the machine's calibration measured that loop rate, the
-roofline prices such a kernel better than the trees (they multiply the loop-rate
-roofline by the ratio they learned on library convolutions), so it falls back, unless
-the kernel model records loop convolutions in its data (`loop_convolution_kernels` in
-its meta; a bundle without the count is taken to have none).
+A CPU bundle records no classes, but two kernel kinds are outside its data by
+construction, and fall back to the roofline (`cpu_kernel_kind`):
+- a convolution XLA:CPU runs as its own loop nest (`featurize/conv_lowering.py`), 25x
+  slower than its library path, which no feature names and `data/cpu` holds none of.
+  Where the machine's calibration measured that loop rate, the roofline prices such a
+  kernel better than the trees (they multiply the loop-rate roofline by the ratio they
+  learned on library convolutions), unless the kernel model records loop convolutions
+  in its data (`loop_convolution_kernels` in its meta; a bundle without the count is
+  taken to have none);
+- a dynamic_update_slice or scatter inside a while loop (a `lax.scan` stacking its
+  outputs): XLA updates the loop's buffer in place, writing the update's bytes, which
+  is what the roofline prices; a kernel sample of the same op, its operand not
+  donated, first copied the whole operand, and the trees learned that copy (a Kalman
+  filter's 8x8 updates priced at 265 µs each, 256 times a step, against 5.7 µs).
 """
 
 from __future__ import annotations
@@ -98,6 +104,27 @@ def uncovered(kernel: Kernel, program: Program, hw: Hardware,
 
 
 LOOP_CONVOLUTION = f"{MATMUL}:convolution-loop"
+IN_PLACE_UPDATE = f"{LOOP}:in-place-update"
+# per kernel, how XLA:CPU runs it where that takes it outside a CPU kernel model's data
+LIBRARY_OR_PLAIN, LOOP_NEST_CONVOLUTION, IN_PLACE_IN_LOOP = 0, 1, 2
+_IN_PLACE_ROOTS = frozenset({"dynamic_update_slice", "scatter"})
+
+
+def cpu_kernel_kind(kernel: Kernel, program: Program) -> int:
+    """LOOP_NEST_CONVOLUTION: holds a convolution XLA:CPU runs as a loop nest;
+    IN_PLACE_IN_LOOP: a dynamic_update_slice or scatter inside a while loop, which XLA
+    updates in place in the loop's buffer, where a kernel sample (its operand not
+    donated) copies the whole operand first; else LIBRARY_OR_PLAIN."""
+    if kernel.kind == MATMUL and loop_convolution_macs(kernel, program):
+        return LOOP_NEST_CONVOLUTION
+    if program.ops[kernel.root].opcode in _IN_PLACE_ROOTS and any(
+            lo <= kernel.block <= hi for lo, hi in program.loop_blocks):
+        return IN_PLACE_IN_LOOP
+    return LIBRARY_OR_PLAIN
+
+
+def cpu_kernel_kinds(kernels: Sequence[Kernel], program: Program) -> np.ndarray:
+    return np.array([cpu_kernel_kind(k, program) for k in kernels], dtype=np.int8)
 
 
 def loop_convolutions_uncovered(hw: Hardware, kernel_meta: Mapping[str, object]) -> bool:
@@ -110,31 +137,40 @@ def loop_convolutions_uncovered(hw: Hardware, kernel_meta: Mapping[str, object])
 def cpu_uncovered(kernel: Kernel, program: Program, hw: Hardware,
                   kernel_meta: Mapping[str, object]) -> str:
     """Why a CPU kernel model does not cover `kernel` on `hw` ("" if it does)."""
-    if kernel.kind == MATMUL and loop_convolutions_uncovered(hw, kernel_meta) \
-            and loop_convolution_macs(kernel, program):
+    if hw.kind != "cpu":
+        return ""
+    kind = cpu_kernel_kind(kernel, program)
+    if kind == LOOP_NEST_CONVOLUTION and loop_convolutions_uncovered(hw, kernel_meta):
         return (f"{LOOP_CONVOLUTION} (a convolution XLA:CPU runs as a loop nest, priced at "
                 f"{hw.name}'s measured loop rate; none in the training data)")
+    if kind == IN_PLACE_IN_LOOP:
+        return (f"{IN_PLACE_UPDATE} (a dynamic_update_slice or scatter inside a loop, "
+                "updated in place; the kernel samples copied the whole operand)")
     return ""
 
 
-def uncovered_rows(loop_convolution: np.ndarray | None, hw: Hardware,
+def uncovered_rows(cpu_kind: np.ndarray | None, hw: Hardware,
                    kernel_meta: Mapping[str, object]) -> np.ndarray | None:
     """Per feature row, whether the CPU kernel model does not cover it on `hw`
-    (`loop_convolution`: per row, holds a loop-nest convolution); None: it covers all."""
-    if loop_convolution is None or not loop_convolutions_uncovered(hw, kernel_meta):
+    (`cpu_kind`: per row, its `cpu_kernel_kind`); None: it covers all."""
+    if cpu_kind is None or hw.kind != "cpu":
         return None
-    return np.asarray(loop_convolution, dtype=bool)
+    kinds = np.asarray(cpu_kind)
+    outside = kinds == IN_PLACE_IN_LOOP
+    if loop_convolutions_uncovered(hw, kernel_meta):
+        outside |= kinds == LOOP_NEST_CONVOLUTION
+    return outside if outside.any() else None
 
 
 def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,
-                           loop_convolution: np.ndarray | None, hw: Hardware,
+                           cpu_kind: np.ndarray | None, hw: Hardware,
                            kernel_meta: Mapping[str, object]) -> np.ndarray:
     """The kernel model's predictions of feature rows, with the rows it does not cover
     on `hw` replaced by their roofline time, as `models.learned.predict_kernels` prices
     them; the training paths of the step models take their kernel times from here, so
     that they see what a prediction will."""
     predicted_s = np.asarray(predicted_s, dtype=np.float64)
-    outside = uncovered_rows(loop_convolution, hw, kernel_meta)
+    outside = uncovered_rows(cpu_kind, hw, kernel_meta)
     if outside is None:
         return predicted_s
     return np.where(outside, np.asarray(roofline_s, np.float64), predicted_s)

@@ -88,10 +88,5 @@ def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
                and runs_as_loop_on_cpu(program.ops[i]))
 
 
-def loop_convolution_mask(kernels: Sequence[Kernel], program: Program) -> list[bool]:
-    """Per kernel: whether it holds a convolution XLA:CPU runs as a loop nest."""
-    return [k.kind == MATMUL and loop_convolution_macs(k, program) > 0 for k in kernels]
-
-
 def kernel_times(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> list[KernelTime]:
     return [kernel_time(k, program, hw) for k in kernels]

@@ -19,8 +19,13 @@ from stablecost.featurize.conv_lowering import (
 from stablecost.featurize.fusion import MATMUL
 from stablecost.featurize.ingest import load_program
 from stablecost.hardware import get_hardware, parse_spec
-from stablecost.models.coverage import LOOP_CONVOLUTION, with_roofline_fallback
-from stablecost.models.roofline import kernel_time, loop_convolution_mask
+from stablecost.models.coverage import (
+    LOOP_CONVOLUTION,
+    LOOP_NEST_CONVOLUTION,
+    cpu_kernel_kinds,
+    with_roofline_fallback,
+)
+from stablecost.models.roofline import kernel_time
 
 DN = ("NHWC", "HWIO", "NHWC")
 N, SIDE, CIN, COUT, K = 2, 8, 4, 3, 4
@@ -156,8 +161,8 @@ def test_the_roofline_prices_loop_convolutions_at_the_measured_rate():
     vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
     assert with_rate.compute_s == pytest.approx(macs / 1e9 + vector_s)
     assert without.compute_s == pytest.approx(kernel.matmul_flops / 1e11 + vector_s)
-    assert loop_convolution_mask(analysis.kernels, analysis.program) == [
-        k is kernel for k in analysis.kernels]
+    assert list(cpu_kernel_kinds(analysis.kernels, analysis.program)) == [
+        LOOP_NEST_CONVOLUTION if k is kernel else 0 for k in analysis.kernels]
 
 
 def test_only_a_cpu_spec_may_carry_a_loop_rate():
@@ -169,7 +174,7 @@ def test_only_a_cpu_spec_may_carry_a_loop_rate():
 
 def test_with_roofline_fallback_replaces_only_uncovered_rows():
     predicted, roofline = np.array([1.0, 2.0]), np.array([10.0, 20.0])
-    loop = np.array([False, True])
+    loop = np.array([0, LOOP_NEST_CONVOLUTION])
     assert list(with_roofline_fallback(predicted, roofline, loop, _cpu(1e9), {})) == [1, 20]
     # no measured loop rate, or a model whose data held loop convolutions: unchanged
     assert list(with_roofline_fallback(predicted, roofline, loop, _cpu(), {})) == [1, 2]
@@ -243,3 +248,43 @@ def test_roofline_priced_kernels_join_the_step_outside_the_calibration():
     # without a measured loop rate nothing falls back and the GNN takes part
     plain = predict_kernels(models, analysis, bundle.spec)
     assert plain.fallback is None and plain.gnn_s is not None
+
+
+def test_updates_inside_a_loop_run_in_place_and_fall_back_to_the_roofline():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from stablecost.models.coverage import IN_PLACE_IN_LOOP, IN_PLACE_UPDATE
+    from stablecost.models.learned import load_models, predict_kernels
+
+    def scan(x, w):   # stacks each step's state: a dynamic_update_slice in the body
+        def body(h, _):
+            h = jnp.tanh(h @ w)
+            return h, h
+        return lax.scan(body, x, None, length=16)[1]
+
+    def update(table, row):   # the same update outside any loop
+        return lax.dynamic_update_slice(table, row, (3, 0))
+
+    looped = analyze(load_program(_lowered(scan, (8, 32), (32, 32))))
+    kinds = cpu_kernel_kinds(looped.kernels, looped.program)
+    roots = [looped.program.ops[k.root].opcode for k in looped.kernels]
+    in_place = [i for i, r in enumerate(roots) if r == "dynamic_update_slice"]
+    assert in_place and all(kinds[i] == IN_PLACE_IN_LOOP for i in in_place)
+    assert all(kinds[i] == 0 for i in range(len(roots)) if i not in in_place)
+    plain = analyze(load_program(_lowered(update, (64, 32), (1, 32))))
+    assert not cpu_kernel_kinds(plain.kernels, plain.program).any()
+
+    bundle = load_models("host-cpu")
+    assert bundle is not None and bundle.spec is not None
+    models = dataclasses.replace(bundle, spec=None)
+    result = predict_kernels(models, looped, bundle.spec)   # no loop rate needed
+    assert result.fallback is not None and IN_PLACE_UPDATE in result.note
+    assert [bool(result.fallback[i]) for i in in_place] == [True] * len(in_place)
+    for i in in_place:
+        assert result.time_s[i] == pytest.approx(
+            kernel_time(looped.kernels[i], looped.program, bundle.spec).time_s)
+    # a GPU spec never takes the CPU rules
+    assert with_roofline_fallback(np.ones(1), np.zeros(1), np.array([IN_PLACE_IN_LOOP]),
+                                  get_hardware("H100-SXM"), {})[0] == 1.0

@@ -32,8 +32,9 @@ from ..featurize.analysis import Analysis, analyze, for_chip_kind
 from ..featurize.fusion import COLLECTIVE
 from ..featurize.ingest import load_program
 from ..hardware import Hardware, get_hardware, parse_spec
+from ..models.coverage import cpu_kernel_kinds
 from ..models.features import N_FEATURES, program_features
-from ..models.roofline import kernel_times, loop_convolution_mask
+from ..models.roofline import kernel_times
 
 HARDWARE_FILE = "hardware.toml"
 
@@ -97,8 +98,9 @@ class Featurized:
     sample: np.ndarray          # index of the owning sample in `samples`
     samples: pd.DataFrame       # one row per sample that featurized, with `split`
     failures: list[str]
-    # per kernel row: holds a convolution XLA:CPU runs as a loop nest (models/coverage.py)
-    loop_convolution: np.ndarray | None = None
+    # per kernel row: how XLA:CPU runs it, where that is outside a CPU kernel model's data
+    # (`models.coverage.cpu_kernel_kind`)
+    cpu_kind: np.ndarray | None = None
 
     def sample_roofline_s(self) -> np.ndarray:
         return np.bincount(self.sample, weights=self.roofline_s * self.count,
@@ -141,15 +143,15 @@ def featurize_rows(frame: pd.DataFrame, hw: Hardware, *,
     if not kept:
         empty = np.zeros((0, N_FEATURES), np.float32)
         return Featurized(empty, np.zeros(0), np.zeros(0), np.zeros(0, np.int64), samples,
-                          failures, np.zeros(0, bool)), analyses
+                          failures, np.zeros(0, np.int8)), analyses
     return Featurized(np.concatenate(blocks), np.concatenate(rls), np.concatenate(counts),
                       np.concatenate(owners), samples, failures,
                       np.concatenate(loops)), analyses
 
 
 def _featurize_text(text: str, name: str, hw: Hardware):
-    """(features, roofline seconds, counts, loop-convolution mask, analysis) of one
-    program, or why it failed."""
+    """(features, roofline seconds, counts, CPU kernel kinds, analysis) of one program,
+    or why it failed."""
     try:
         analysis = for_chip_kind(analyze(load_program(text, name=name)), hw.kind)
     except Exception as exc:  # noqa: BLE001 - a row that does not load is reported
@@ -159,8 +161,8 @@ def _featurize_text(text: str, name: str, hw: Hardware):
         return "no priced kernel"
     rl = np.array([t.time_s for t in kernel_times(kernels, analysis.program, hw)])
     count = np.array([k.count for k in kernels], dtype=np.float64)
-    loop = np.array(loop_convolution_mask(kernels, analysis.program), dtype=bool)
-    return program_features(kernels, analysis.program, hw), rl, count, loop, analysis
+    kinds = cpu_kernel_kinds(kernels, analysis.program)
+    return program_features(kernels, analysis.program, hw), rl, count, kinds, analysis
 
 
 def kernel_targets(f: Featurized, floor_s: float) -> tuple[np.ndarray, np.ndarray]:

@@ -169,7 +169,7 @@ def train_gnn(data: str | Path, *, hardware: str | None = None,
     samples = f.samples
     t0 = time.perf_counter()
     kernel_pred_s = with_roofline_fallback(kmodel.predict(f.X, f.roofline_s), f.roofline_s,
-                                           f.loop_convolution, hw, kmeta)
+                                           f.cpu_kind, hw, kmeta)
     bounds = np.searchsorted(f.sample, np.arange(len(samples) + 1))
     graphs = []
     for i, analysis in enumerate(analyses or []):

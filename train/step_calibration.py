@@ -81,7 +81,7 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
         raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
                          f"{f.failures[0]}")
     predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
-    outside = uncovered_rows(f.loop_convolution, priced_hw, models.kernel_meta)
+    outside = uncovered_rows(f.cpu_kind, priced_hw, models.kernel_meta)
     if outside is None:
         outside = np.zeros(len(predicted), dtype=bool)
     groups = kernel_groups(f.X)

@@ -36,6 +36,7 @@ from ..atomicio import atomic_write_bytes
 from ..datasets import store
 from ..errors import InvalidArgumentError
 from ..hardware import Hardware
+from ..models.coverage import LOOP_NEST_CONVOLUTION
 from ..models.features import CHIP_FEATURES
 from ..models.kernel_model import TARGETS, KernelCostModel
 from ..models.manifest import refresh_manifest
@@ -108,10 +109,10 @@ def loop_convolution_kernels(f: Featurized, hw: Hardware) -> int:
     priced at a measured loop rate (on a spec without one they were priced like library
     convolutions, so the model's ratios for them do not carry to a spec that has it);
     recorded in the bundle, `models.coverage` reads it."""
-    if not hw.loop_convolution_macs_per_s or f.loop_convolution is None:
+    if not hw.loop_convolution_macs_per_s or f.cpu_kind is None:
         return 0
     fitted = np.isin(f.samples["split"].to_numpy()[f.sample], ("train", "val"))
-    return int((f.loop_convolution & fitted).sum())
+    return int(((f.cpu_kind == LOOP_NEST_CONVOLUTION) & fitted).sum())
 
 
 def _sample_predictions(model: KernelCostModel, f: Featurized, floor_s: float) -> np.ndarray:

@@ -146,9 +146,9 @@ def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
 
     Kernels without a cost rule or collectives are not nodes (the caller reports the
     program's unpriced ops; `analysis.unpriced`)."""
-    from ..coverage import with_roofline_fallback
+    from ..coverage import cpu_kernel_kinds, with_roofline_fallback
     from ..features import program_features
-    from ..roofline import kernel_times, loop_convolution_mask
+    from ..roofline import kernel_times
 
     kernels = step_kernels(analysis.kernels)
     if not kernels:
@@ -159,7 +159,7 @@ def program_graph(analysis: Any, hw: Hardware, kernel_model: KernelPredictor,
     count = np.array([k.count for k in kernels], dtype=np.float64)
     pred = np.asarray(kernel_model.predict(X, rl), dtype=np.float64)
     if kernel_meta is not None:
-        pred = with_roofline_fallback(pred, rl, np.array(loop_convolution_mask(
-            kernels, analysis.program), dtype=bool), hw, kernel_meta)
+        pred = with_roofline_fallback(pred, rl, cpu_kernel_kinds(kernels, analysis.program),
+                                      hw, kernel_meta)
     return graph_from_parts(X, rl, count, pred, kernel_edges(analysis.program, kernels),
                             floor_s)
