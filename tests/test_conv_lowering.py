@@ -251,7 +251,6 @@ def test_roofline_priced_kernels_join_the_step_outside_the_calibration():
 
 
 def test_updates_inside_a_loop_run_in_place_and_fall_back_to_the_roofline():
-    import jax
     import jax.numpy as jnp
     from jax import lax
 
