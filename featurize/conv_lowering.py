@@ -79,15 +79,30 @@ def operands_swapped(op: Op) -> bool:
 def runs_as_loop_on_cpu(op: Op) -> bool:
     """Whether XLA:CPU runs this convolution as its own loop nest rather than a library
     call: its operands are swapped (which reverses the window), its window is already
-    reversed, or it has no or more than 3 spatial dimensions."""
+    reversed, it has no or more than 3 spatial dimensions, or it has batch groups other
+    than one per output feature (the filter gradient of a grouped, not depthwise,
+    convolution, which XLA rewrites into a convolution over an extra, input-dilated
+    group dimension; a depthwise one's becomes a feature-grouped convolution)."""
     if op.opcode != "convolution":
         return False
     window = _window(op)
     if window is None:
         return False
-    if not 1 <= len(window) <= 3 or any(d["reversal"] for d in window):
+    if not 1 <= len(window) <= 3 or any(d["reversal"] for d in window) \
+            or _batch_grouped(op):
         return True
     return operands_swapped(op)
+
+
+def _batch_grouped(op: Op) -> bool:
+    groups = int(op.attributes.get("batch_group_count", 1))
+    if groups <= 1:
+        return False
+    try:
+        dims = op.attributes["dimension_numbers"]
+        return groups != op.results[0].shape[dims["output_feature_dimension"]]
+    except (KeyError, IndexError, TypeError):
+        return True
 
 
 def multiply_adds(op: Op) -> float:
@@ -96,4 +111,13 @@ def multiply_adds(op: Op) -> float:
     from .costs.linalg import convolution_cost
 
     return convolution_cost(op, None).flops / 2.0  # type: ignore[arg-type]
+
+
+def loop_iterations(op: Op) -> float:
+    """Multiply-adds a loop nest runs for this convolution: `multiply_adds`, times the
+    batch groups of a batch-grouped one (its group dimension is input-dilated by the
+    group count, and the loop visits every window position of it, one in that many a
+    real element)."""
+    groups = int(op.attributes.get("batch_group_count", 1)) if _batch_grouped(op) else 1
+    return multiply_adds(op) * max(groups, 1)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from ..featurize.conv_lowering import multiply_adds, runs_as_loop_on_cpu
+from ..featurize.conv_lowering import loop_iterations, multiply_adds, runs_as_loop_on_cpu
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
 from ..featurize.program import Program
 from ..hardware import Hardware
@@ -60,9 +60,9 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     compute_s = 0.0
     matmul_flops = kernel.matmul_flops
     if matmul_flops and hw.loop_convolution_macs_per_s and kernel.kind == MATMUL:
-        loop_macs = loop_convolution_macs(kernel, program)
+        loop_macs, iterations = loop_convolution_work(kernel, program)
         if loop_macs:
-            compute_s += loop_macs / hw.loop_convolution_macs_per_s
+            compute_s += iterations / hw.loop_convolution_macs_per_s
             matmul_flops = max(matmul_flops - 2.0 * loop_macs, 0.0)
     if matmul_flops:
         compute_s += matmul_flops / hw.matmul_peak_flops_per_s(matmul_dtype, precision)
@@ -83,9 +83,15 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
 
 def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
     """Multiply-adds of the kernel's convolutions that XLA:CPU runs as loop nests."""
-    return sum(multiply_adds(program.ops[i]) for i in kernel.ops
-               if program.ops[i].opcode == "convolution"
-               and runs_as_loop_on_cpu(program.ops[i]))
+    return loop_convolution_work(kernel, program)[0]
+
+
+def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, float]:
+    """(multiply-adds, loop-nest iterations) of the kernel's convolutions that XLA:CPU
+    runs as loop nests (`featurize.conv_lowering.loop_iterations`)."""
+    ops = [program.ops[i] for i in kernel.ops if program.ops[i].opcode == "convolution"
+           and runs_as_loop_on_cpu(program.ops[i])]
+    return (sum(multiply_adds(op) for op in ops), sum(loop_iterations(op) for op in ops))
 
 
 def kernel_times(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> list[KernelTime]:

@@ -287,3 +287,44 @@ def test_updates_inside_a_loop_run_in_place_and_fall_back_to_the_roofline():
     # a GPU spec never takes the CPU rules
     assert with_roofline_fallback(np.ones(1), np.zeros(1), np.array([IN_PLACE_IN_LOOP]),
                                   get_hardware("H100-SXM"), {})[0] == 1.0
+
+
+def test_a_grouped_convolutions_filter_gradient_runs_as_a_loop_over_its_groups():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from stablecost.featurize.conv_lowering import loop_iterations
+
+    groups, channels = 4, 8
+    w_struct = jax.ShapeDtypeStruct((3, 3, channels // groups, channels), jnp.float32)
+
+    def grouped(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN,
+                                        feature_group_count=groups)
+
+    def filter_gradient(x, dy):
+        return jax.linear_transpose(lambda w: grouped(x, w), w_struct)(dy)[0]
+    text = _lowered(filter_gradient, (N, SIDE, SIDE, channels), (N, SIDE, SIDE, channels))
+    (conv,) = _convolutions(text)
+    assert conv.attributes["batch_group_count"] == groups and runs_as_loop_on_cpu(conv)
+    assert loop_iterations(conv) == groups * multiply_adds(conv)
+    (forward,) = _convolutions(_lowered(grouped, (N, SIDE, SIDE, channels),
+                                        (3, 3, channels // groups, channels)))
+    assert not runs_as_loop_on_cpu(forward)
+
+    def depthwise(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN,
+                                        feature_group_count=channels)
+    d_struct = jax.ShapeDtypeStruct((3, 3, 1, channels), jnp.float32)
+
+    def depthwise_gradient(x, dy):   # one batch group per output feature: not a loop
+        return jax.linear_transpose(lambda w: depthwise(x, w), d_struct)(dy)[0]
+    (conv_dw,) = _convolutions(_lowered(depthwise_gradient, (N, SIDE, SIDE, channels),
+                                        (N, SIDE, SIDE, channels)))
+    assert conv_dw.attributes["batch_group_count"] == channels
+    assert not runs_as_loop_on_cpu(conv_dw)
+    analysis, kernel = _conv_kernel(text)
+    vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
+    assert kernel_time(kernel, analysis.program, _cpu(1e9)).compute_s == pytest.approx(
+        groups * multiply_adds(conv) / 1e9 + vector_s)
