@@ -1,6 +1,6 @@
 """The never-seen program sets are committed with their hashes: each may judge a trained
 model only while it is unchanged (benchmarks/never_seen/, benchmarks/never_seen_2/,
-benchmarks/never_seen_3/, benchmarks/never_seen_4/)."""
+benchmarks/never_seen_3/, benchmarks/never_seen_4/, benchmarks/never_seen_5/)."""
 
 import hashlib
 import importlib
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-SETS = ("never_seen", "never_seen_2", "never_seen_3", "never_seen_4")
+SETS = ("never_seen", "never_seen_2", "never_seen_3", "never_seen_4", "never_seen_5")
 
 
 @pytest.mark.parametrize("folder", SETS)
