@@ -452,6 +452,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     intervals: list[tuple[float, float, float]] = []
     fell_back = 0
+    # kernels the learned fidelity priced by the roofline (models.coverage): seconds of
+    # them, of all priced kernels, and the programs that had any
+    kernel_fallback = [0.0, 0.0, 0]
     for name, analysis in analyses.items():
         rounds = timings[name][:args.rounds]
         measured = float(np.exp(np.mean(np.log(rounds))))
@@ -466,6 +469,12 @@ def main() -> None:
             intervals.append((pred.step_time_low_s, pred.step_time_high_s, measured))
         fell_back += any("priced by the roofline, not the learned model" in n
                          for n in pred.notes)
+        if pred.fidelity == "learned":
+            priced = [k for k in pred.kernels if k.bound not in ("communication", "unpriced")]
+            outside = sum(k.total_time_s for k in priced if k.time_low_s is None)
+            kernel_fallback[0] += outside
+            kernel_fallback[1] += sum(k.total_time_s for k in priced)
+            kernel_fallback[2] += outside > 0
         spread = " / ".join(f"{t / measured - 1:+.0%}" for t in rounds)
         print(f"| {name} | {families[name] or 'none (held out)'} | "
               f"{len(analysis.program.ops):,} | {len(analysis.kernels):,} | "
@@ -494,7 +503,11 @@ def main() -> None:
         print(f"\nmeasurement floor: round 1 as a prediction of round 2 has MAPE "
               f"{floor['mape']:.1%} (median APE {floor['median_ape']:.1%}, "
               f"{floor['within_10pct']:.0%} within ±10 %)")
-    print(f"\nlearned fell back to the roofline on {fell_back} of {len(rows)} programs")
+    print(f"\nlearned fell back to the roofline on {fell_back} of {len(rows)} programs; "
+          f"inside learned steps, kernels the kernel model does not cover were priced by "
+          f"the roofline on {kernel_fallback[2]} of them, "
+          f"{kernel_fallback[0] / max(kernel_fallback[1], 1e-30):.1%} of the learned kernel "
+          "time")
     if intervals:
         inside = [low <= t <= high for low, high, t in intervals]
         width = float(np.median([high / low for low, high, _ in intervals]))
