@@ -99,7 +99,11 @@ class Roofline:
 
     def estimate(self, analysis: Analysis, hw: Hardware,
                  roofline: Sequence[KernelTime]) -> KernelEstimate:
-        return KernelEstimate(time_s=[t.time_s for t in roofline], analytical=True)
+        from .coverage import missing_loop_rate_note
+
+        return KernelEstimate(time_s=[t.time_s for t in roofline], analytical=True,
+                              note=missing_loop_rate_note(analysis.kernels,
+                                                          analysis.program, hw))
 
 
 class Learned:

@@ -174,3 +174,19 @@ def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,
     if outside is None:
         return predicted_s
     return np.where(outside, np.asarray(roofline_s, np.float64), predicted_s)
+
+
+def missing_loop_rate_note(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> str:
+    """A note when `hw` is a CPU whose calibration has no loop-convolution rate and
+    some of `kernels` hold a convolution XLA:CPU runs as a loop nest ("" otherwise):
+    they are then priced as library convolutions, far below their time."""
+    if hw.kind != "cpu" or hw.loop_convolution_macs_per_s:
+        return ""
+    count = sum(1 for k in kernels if k.priced and k.kind == MATMUL
+                and loop_convolution_macs(k, program))
+    if not count:
+        return ""
+    return (f"{count} kernel(s) hold a convolution XLA:CPU runs as a loop nest (about 25x "
+            f"slower than its convolution library); {hw.name}'s spec has no "
+            "loop_convolution_macs_per_s, so they are priced as library convolutions: "
+            "`stablecost hardware calibrate` measures it")

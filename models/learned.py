@@ -61,7 +61,7 @@ from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
 from ..hardware.fingerprint import cpu_identity, differences
-from .coverage import cpu_uncovered, uncovered
+from .coverage import cpu_uncovered, missing_loop_rate_note, uncovered
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
@@ -360,7 +360,8 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         source = "kernel_sum"
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
-    note = "; ".join(n for n in (spec_note, fallback_note, note) if n)
+    loop_note = missing_loop_rate_note(kernels, program, hw)
+    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
                           calibrated_s, gnn_s, fallback)
 

@@ -328,3 +328,29 @@ def test_a_grouped_convolutions_filter_gradient_runs_as_a_loop_over_its_groups()
     vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
     assert kernel_time(kernel, analysis.program, _cpu(1e9)).compute_s == pytest.approx(
         groups * multiply_adds(conv) / 1e9 + vector_s)
+
+
+def test_a_spec_without_the_loop_rate_says_so():
+    from stablecost.models.cost_model import Roofline
+    from stablecost.models.learned import load_models, predict_kernels
+
+    analysis = analyze(load_program(_decoder_step_text()))
+    roofline = Roofline()
+    without, with_rate = _cpu(), _cpu(1e9)
+    note = roofline.estimate(analysis, without, kernel_time_list(analysis, without)).note
+    assert "3 kernel(s) hold a convolution XLA:CPU runs as a loop nest" in note
+    assert "hardware calibrate" in note
+    assert not roofline.estimate(analysis, with_rate,
+                                 kernel_time_list(analysis, with_rate)).note
+    bundle = load_models("host-cpu")
+    assert bundle is not None and bundle.spec is not None
+    assert bundle.spec.loop_convolution_macs_per_s is None   # data/cpu predates the probe
+    models = dataclasses.replace(bundle, spec=None)
+    assert "loop_convolution_macs_per_s" in predict_kernels(models, analysis, bundle.spec).note
+    # a GPU prices convolutions with its own library: no note
+    assert not roofline.estimate(analysis, get_hardware("H100-SXM"), kernel_time_list(
+        analysis, get_hardware("H100-SXM"))).note
+
+
+def kernel_time_list(analysis, hw):
+    return [kernel_time(k, analysis.program, hw) for k in analysis.kernels]
