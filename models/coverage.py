@@ -136,17 +136,18 @@ def loop_convolutions_uncovered(hw: Hardware, kernel_meta: Mapping[str, object])
 
 def cpu_uncovered(kernel: Kernel, program: Program, hw: Hardware,
                   kernel_meta: Mapping[str, object]) -> str:
-    """Why a CPU kernel model does not cover `kernel` on `hw` ("" if it does)."""
+    """Why a CPU kernel model does not cover `kernel` on `hw` ("" if it does); the
+    decision is `uncovered_rows`'s, this adds the reason."""
     if hw.kind != "cpu":
         return ""
     kind = cpu_kernel_kind(kernel, program)
-    if kind == LOOP_NEST_CONVOLUTION and loop_convolutions_uncovered(hw, kernel_meta):
+    if uncovered_rows(np.array([kind]), hw, kernel_meta) is None:
+        return ""
+    if kind == LOOP_NEST_CONVOLUTION:
         return (f"{LOOP_CONVOLUTION} (a convolution XLA:CPU runs as a loop nest, priced at "
                 f"{hw.name}'s measured loop rate; none in the training data)")
-    if kind == IN_PLACE_IN_LOOP:
-        return (f"{IN_PLACE_UPDATE} (a dynamic_update_slice or scatter inside a loop, "
-                "updated in place; the kernel samples copied the whole operand)")
-    return ""
+    return (f"{IN_PLACE_UPDATE} (a dynamic_update_slice or scatter inside a loop, "
+            "updated in place; the kernel samples copied the whole operand)")
 
 
 def uncovered_rows(cpu_kind: np.ndarray | None, hw: Hardware,
