@@ -96,6 +96,10 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
     t = _fast_seconds(_waited(f, x), repeats, probe_s)
     results["transcendentals"] = 2.0 * elements / t
     say(f"transcendentals: {results['transcendentals'] / 1e9:.2f} G/s")
+    by_op = _transcendental_rates(quick, repeats, probe_s)
+    results.update({f"{_BY_OP_PREFIX}{opcode}": rate for opcode, rate in by_op.items()})
+    say("transcendentals by op (G/s): " + ", ".join(
+        f"{opcode.removeprefix('chlo.')} {rate / 1e9:.2f}" for opcode, rate in by_op.items()))
 
     big = (1 << 22) if quick else (1 << 25)  # 16 MiB / 128 MiB of f32, beyond the caches
     y = jnp.ones((big,), jnp.float32)
@@ -121,6 +125,59 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
     say(f"per-kernel overhead: {results['kernel_overhead'] * 1e6:.2f} µs, "
         f"dispatch {t_short * 1e6:.1f} µs")
     return results
+
+
+# `measure` keeps each per-opcode transcendental rate under this prefix, so that rounds
+# combine them like any other probe
+_BY_OP_PREFIX = "transcendental:"
+# (opcode, function of one or two arrays, argument range): ranges as programs feed them
+# (activations, angles, norms); sine and cosine on narrow ranges run several times faster
+# than on [-8, 8] on the machines measured (range reduction), so wide ones are probed
+_TRANSCENDENTAL_PROBES: tuple[tuple[str, str, tuple[float, float]], ...] = (
+    ("exponential", "exp", (-4.0, 4.0)), ("exponential_minus_one", "expm1", (-4.0, 4.0)),
+    ("log", "log", (0.01, 16.0)), ("log_plus_one", "log1p", (0.01, 16.0)),
+    ("logistic", "sigmoid", (-4.0, 4.0)), ("tanh", "tanh", (-4.0, 4.0)),
+    ("chlo.erf", "erf", (-4.0, 4.0)), ("sine", "sin", (-8.0, 8.0)),
+    ("cosine", "cos", (-8.0, 8.0)), ("tan", "tan", (-1.5, 1.5)),
+    ("sqrt", "sqrt", (0.01, 16.0)), ("rsqrt", "rsqrt", (0.01, 16.0)),
+    ("cbrt", "cbrt", (0.01, 16.0)), ("power", "power", (0.1, 4.0)),
+    ("atan2", "atan2", (-4.0, 4.0)),
+)
+# applications per element in one probe, on distinct arguments, so that the kernel is
+# bound by them rather than by its loads and stores
+_PROBE_APPLICATIONS = 4
+
+
+def _transcendental_rates(quick: bool, repeats: int, probe_s: float) -> dict[str, float]:
+    """Elements per second of each opcode in `_TRANSCENDENTAL_PROBES` (StableHLO names),
+    f32, in one elementwise loop fusion of `_PROBE_APPLICATIONS` applications per element
+    on arguments spread uniformly over the probe's range. The rates differ by more than
+    10x (atan2 and cbrt against exp on both machines measured), so one rate misprices
+    programs that lean on the slow ones."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    functions = {"exp": jnp.exp, "expm1": jnp.expm1, "log": jnp.log, "log1p": jnp.log1p,
+                 "sigmoid": jax.nn.sigmoid, "tanh": jnp.tanh, "erf": lax.erf,
+                 "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "sqrt": jnp.sqrt,
+                 "rsqrt": lax.rsqrt, "cbrt": lax.cbrt,
+                 "power": lambda v: jnp.power(v, 2.5 - v),
+                 "atan2": lambda v: jnp.arctan2(v, 1.5 - v)}
+    elements = (1 << 16) if quick else (1 << 20)
+    u = jax.random.uniform(jax.random.PRNGKey(0), (elements,), jnp.float32)
+    rates = {}
+    for opcode, name, (low, high) in _TRANSCENDENTAL_PROBES:
+        fn = functions[name]
+        # application i sees the range shifted by a small step: no common subexpression
+        shifts = [(high - low) * 0.01 * i for i in range(_PROBE_APPLICATIONS)]
+
+        def probe(v, fn=fn, low=low, high=high, shifts=tuple(shifts)):
+            x = v * (high - low - shifts[-1]) + low
+            return sum(fn(x + s) for s in shifts)
+        t = _fast_seconds(_waited(jax.jit(probe), u), repeats, probe_s)
+        rates[opcode] = _PROBE_APPLICATIONS * elements / t
+    return rates
 
 
 def _loop_convolution_rate(quick: bool, repeats: int, probe_s: float) -> float:
@@ -162,6 +219,9 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
             "vector_flops_per_s": {"f32": m["vector_f32"], "bf16": m["vector_bf16"],
                                    "f16": m["vector_f16"]},
             "transcendentals_per_s": m["transcendentals"],
+            "transcendentals_per_s_by_op": {
+                key.removeprefix(_BY_OP_PREFIX): rate for key, rate in m.items()
+                if key.startswith(_BY_OP_PREFIX)},
             "loop_convolution_macs_per_s": m["loop_convolution"],
             "f32_matmul_as": "f32",
             "compute_units": cores,

@@ -19,7 +19,7 @@ _TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
 _SECTION_KEYS = {
     "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
                 "f32_matmul_as", "compute_units", "clock_hz",
-                "loop_convolution_macs_per_s"},
+                "loop_convolution_macs_per_s", "transcendentals_per_s_by_op"},
     "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
@@ -28,7 +28,7 @@ _SECTION_KEYS = {
                      "collective_overhead_s", "calibrated"},
 }
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
-             "loop_convolution_macs_per_s",
+             "loop_convolution_macs_per_s", "transcendentals_per_s_by_op",
              "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
 # (`train.link_calibration`), for the whole chip and optionally per collective kind.
@@ -42,6 +42,11 @@ _PROTOCOL_ARRAYS = ("protocol_names", "protocol_overhead_s", "protocol_latency_s
                     "protocol_bandwidth_bytes_per_s")
 _PROTOCOL_BUFFER = "protocol_buffer_seconds_per_byte"   # optional; absent: 0 each
 _PROTOCOL_PEER = "protocol_peer_seconds_per_byte"       # optional; absent: 0 each
+# The opcodes `[compute] transcendentals_per_s_by_op` may rate (StableHLO names, the
+# ones `hardware calibrate` probes); any other transcendental takes transcendentals_per_s.
+RATED_TRANSCENDENTALS = ("exponential", "exponential_minus_one", "log", "log_plus_one",
+                         "logistic", "tanh", "chlo.erf", "sine", "cosine", "tan", "sqrt",
+                         "rsqrt", "cbrt", "power", "atan2")
 _KINDS = {"gpu", "tpu", "cpu"}
 _TOPOLOGIES = {"nvswitch", "pcie", "fully_connected", "torus2d", "torus3d", "none"}
 _REQUIRED_DTYPES = ("f32", "bf16", "f16")
@@ -152,6 +157,11 @@ class Hardware:
     # `hardware calibrate`; None: not measured, such a convolution is priced at the
     # matmul rate like any other.
     loop_convolution_macs_per_s: float | None = None
+    # Elements per second of single transcendental opcodes (RATED_TRANSCENDENTALS) where
+    # they were measured (`hardware calibrate`): on the CPUs measured they span more
+    # than 10x (atan2, cbrt, sine against exp). Opcodes not in it, and every
+    # transcendental when it is empty, are priced at transcendentals_per_s.
+    transcendentals_per_s_by_op: Mapping[str, float] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     sources: tuple[Mapping[str, str], ...] = ()
     measured: Mapping[str, Any] = field(default_factory=dict)
@@ -183,6 +193,11 @@ class Hardware:
             if not _non_negative(getattr(self, name)):
                 raise HardwareSpecError(f"{where}: {name} must be a number >= 0, got "
                                         f"{getattr(self, name)!r}")
+        by_op = self.transcendentals_per_s_by_op
+        problem = _by_op_problem(by_op)
+        if problem:
+            raise HardwareSpecError(f"{where}: transcendentals_per_s_by_op {problem}")
+        object.__setattr__(self, "transcendentals_per_s_by_op", _Rates(by_op))
         loop_rate = self.loop_convolution_macs_per_s
         if loop_rate is not None and (self.kind != "cpu" or not _positive(loop_rate)):
             raise HardwareSpecError(f"{where}: loop_convolution_macs_per_s must be a positive "
@@ -225,6 +240,7 @@ class Hardware:
             "vector_flops_per_s": dict(self.vector_flops_per_s),
             "transcendentals_per_s": self.transcendentals_per_s,
             "loop_convolution_macs_per_s": self.loop_convolution_macs_per_s,
+            "transcendentals_per_s_by_op": dict(self.transcendentals_per_s_by_op),
             "f32_matmul_as": self.f32_matmul_as,
             "compute_units": self.compute_units, "clock_hz": self.clock_hz,
             "memory_capacity_bytes": self.memory_capacity_bytes,
@@ -319,6 +335,10 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     if loop_rate is not None and (data["kind"] != "cpu" or not _positive(loop_rate)):
         raise fail("loop_convolution_macs_per_s must be a positive number, on a cpu spec "
                    f"only; got {loop_rate!r} on a {data['kind']} spec")
+    by_op = flat.get("transcendentals_per_s_by_op", {})
+    problem = _by_op_problem(by_op)
+    if problem:
+        raise fail(f"transcendentals_per_s_by_op {problem}")
     calibrated_links = None if calibrated is None else _parse_calibrated(calibrated, fail)
     return Hardware(
         name=data["name"], vendor=data["vendor"], kind=data["kind"],
@@ -326,6 +346,7 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         vector_flops_per_s={k: float(v) for k, v in flat["vector_flops_per_s"].items()},
         transcendentals_per_s=float(flat["transcendentals_per_s"]),
         loop_convolution_macs_per_s=(None if loop_rate is None else float(loop_rate)),
+        transcendentals_per_s_by_op={k: float(v) for k, v in by_op.items()},
         f32_matmul_as=flat["f32_matmul_as"],
         memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),
         memory_capacity_bytes=float(flat["capacity_bytes"]),
@@ -345,6 +366,19 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         measured=dict(data.get("measured", {})),
         path=origin,
     )
+
+
+def _by_op_problem(by_op: Any) -> str:
+    """What is wrong with a transcendentals_per_s_by_op table ('' when nothing is)."""
+    if not isinstance(by_op, Mapping):
+        return f"must be a table of opcode = elements per second, got {by_op!r}"
+    unknown = sorted(set(by_op) - set(RATED_TRANSCENDENTALS))
+    if unknown:
+        return f"names opcodes {unknown} it cannot rate; allowed: {list(RATED_TRANSCENDENTALS)}"
+    bad = {k: v for k, v in by_op.items() if not _positive(v)}
+    if bad:
+        return f"has rates that are not positive numbers: {bad}"
+    return ""
 
 
 def _parse_calibrated(table: Any, fail: Any, kind: str = "") -> CalibratedLinks:

@@ -8,6 +8,12 @@ On a CPU spec that measured it (`loop_convolution_macs_per_s`), a convolution XL
 runs as its own loop nest instead of a library call (`featurize/conv_lowering.py`: the
 filter gradient of a transposed convolution, among others) is priced at that rate per
 multiply-add instead of the matmul rate: about 25x slower on the machines measured.
+
+On a spec that rates single transcendental opcodes (`transcendentals_per_s_by_op`,
+measured by `hardware calibrate`), each elementwise transcendental op of a kernel is
+priced at its own rate: a sine of wide arguments or an atan2 costs 10x an exponential
+on the CPUs measured. Transcendentals inside reduction and map bodies, and opcodes the
+table does not rate, take `transcendentals_per_s`.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from ..featurize.conv_lowering import loop_iterations, multiply_adds, runs_as_loop_on_cpu
+from ..featurize.costs.opcost import out_elements
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
 from ..featurize.program import Program
 from ..hardware import Hardware
@@ -70,7 +77,7 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     if vector_flops:
         compute_s += vector_flops / hw.vector_peak_flops_per_s(vector_dtype)
     if kernel.transcendentals:
-        compute_s += kernel.transcendentals / hw.transcendentals_per_s
+        compute_s += transcendental_seconds(kernel, program, hw)
     memory_s = kernel.bytes_accessed / hw.memory_bandwidth_bytes_per_s
     overhead_s = hw.launch_overhead_s
     busy = max(compute_s, memory_s)
@@ -79,6 +86,25 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     else:
         bound = "compute" if compute_s >= memory_s else "memory"
     return KernelTime(busy + overhead_s, compute_s, memory_s, overhead_s, bound)
+
+
+def transcendental_seconds(kernel: Kernel, program: Program, hw: Hardware) -> float:
+    """Time of the kernel's transcendentals on `hw`: each elementwise op whose opcode
+    `hw.transcendentals_per_s_by_op` rates at that rate (one per output element, as
+    `featurize.costs` counts it), the rest at `hw.transcendentals_per_s`."""
+    by_op = hw.transcendentals_per_s_by_op
+    rest = kernel.transcendentals
+    if not by_op:
+        return rest / hw.transcendentals_per_s
+    seconds = 0.0
+    for index in kernel.ops:
+        op = program.ops[index]
+        rate = by_op.get(op.opcode)
+        if rate is not None and rest > 0:
+            elements = min(float(out_elements(op)), rest)
+            seconds += elements / rate
+            rest -= elements
+    return seconds + rest / hw.transcendentals_per_s
 
 
 def loop_convolution_macs(kernel: Kernel, program: Program) -> float:

@@ -10,6 +10,7 @@ import pytest
 import stablecost
 from stablecost.errors import HardwareSpecError, UnknownHardwareError
 from stablecost.hardware import catalog_names, get_hardware, list_hardware, parse_spec
+from stablecost.hardware.spec import RATED_TRANSCENDENTALS
 from stablecost.serve.cli import main
 
 CHIPS = ["H100-SXM", "H200-SXM", "B200", "A100-SXM-40GB", "A100-SXM-80GB", "V100-SXM2",
@@ -82,6 +83,10 @@ def test_calibrate_quick_writes_host_cpu(tmp_path):
     assert hw.on_chip_cache_bytes and hw.on_chip_cache_bytes >= 1 << 20   # the LLC, from sysfs
     # a loop-nest convolution runs far below the library's matmul rate (2 FLOPs a MAC)
     assert 1e6 < hw.loop_convolution_macs_per_s < hw.matmul_flops_per_s["f32"] / 2
+    # every probed transcendental has its own rate, and they are far apart
+    by_op = hw.transcendentals_per_s_by_op
+    assert set(by_op) == set(RATED_TRANSCENDENTALS)
+    assert by_op["atan2"] < by_op["exponential"] / 2
     assert stablecost.predict("func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                               "  %0 = stablehlo.add %a, %a : tensor<4xf32>\n"
                               "  return %0 : tensor<4xf32>\n}", "host-cpu").step_time_s > 0
