@@ -131,6 +131,16 @@ def test_adapt_refuses_bad_input_in_one_line(argv, match, capsys, tmp_path):
     assert code == 2 and match in err and err.count("\n") == 1
 
 
+def test_adapt_refuses_an_unusable_tracking_store_before_measuring(capsys, tmp_path):
+    # MLflow's own file store is refused by MLflow itself: one line, nothing measured
+    code = main(["hardware", "adapt", "--data", str(tmp_path / "d"),
+                 "--tracking-uri", (tmp_path / "runs").as_uri()])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "--tracking-uri 'file://" in err and "sqlite:///mlflow.db" in err
+    assert not (tmp_path / "d").exists()
+
+
 @pytest.mark.slow
 def test_adapt_end_to_end_measures_fits_and_resumes(tmp_path, capsys):
     assert main(["hardware", "calibrate", "--quick"]) == 0

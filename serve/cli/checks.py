@@ -61,3 +61,17 @@ def output_dir(path: str | None, flag: str) -> None:
         raise InvalidArgumentError(f"{flag} {path!r}: {str(existing)!r} is a file, not a folder")
     if not os.access(existing, os.W_OK):
         raise InvalidArgumentError(f"{flag} {path!r}: {str(existing)!r} is not writable")
+
+
+def tracking_store(uri: str | None, experiment: str) -> None:
+    """Connect to the MLflow store before any long work, not after it."""
+    from ...train import tracking
+
+    try:
+        tracking.configure(uri, experiment)
+    except Exception as exc:   # MLflow raises its own types, and ValueError for bad URIs
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise InvalidArgumentError(
+            f"--tracking-uri {uri or tracking.DEFAULT_TRACKING_URI!r}: MLflow cannot use it "
+            f"({first}); give e.g. sqlite:///mlflow.db or http://HOST:PORT"
+        ) from None

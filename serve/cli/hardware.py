@@ -140,10 +140,12 @@ def _print_machine(console: Any, machine: dict[str, Any]) -> None:
 
 def _adapt(args: Any) -> int:
     from ...train.adapt import adapt
-    from .checks import output_dir, positive
+    from .checks import output_dir, positive, tracking_store
 
     positive(minutes=args.minutes)
     output_dir(args.data, "--data")
+    if not args.no_track:
+        tracking_store(args.tracking_uri, "stablecost-adapt")
     result = adapt(minutes=args.minutes, data=args.data, tracking_uri=args.tracking_uri,
                    track=not args.no_track,
                    progress=lambda message: print(message, file=sys.stderr, flush=True))

@@ -121,21 +121,6 @@ def _say(message: str) -> None:
     sys.stderr.flush()
 
 
-def _check_tracking(uri: str | None, experiment: str) -> None:
-    """Connect to the MLflow store before training, not after."""
-    from ...errors import InvalidArgumentError
-    from ...train import tracking
-
-    try:
-        tracking.configure(uri, experiment)
-    except Exception as exc:   # MLflow raises its own types, and ValueError for bad URIs
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise InvalidArgumentError(
-            f"--tracking-uri {uri or tracking.DEFAULT_TRACKING_URI!r}: MLflow cannot use it "
-            f"({first}); give e.g. sqlite:///mlflow.db, a folder, or http://HOST:PORT"
-        ) from None
-
-
 def _train(args: argparse.Namespace) -> int:
     from ...errors import InvalidArgumentError
     from ...train.data import pick_dataset
@@ -147,7 +132,7 @@ def _train(args: argparse.Namespace) -> int:
         from ...train.step_calibration import train_step_calibration
 
         pick_dataset(args.data, args.hardware)
-        _check_tracking(args.tracking_uri, args.experiment)
+        checks.tracking_store(args.tracking_uri, args.experiment)
         path, report = train_step_calibration(
             args.data, hardware=args.hardware, seed=args.seed, save=args.save,
             tracking_uri=args.tracking_uri, experiment=args.experiment)
@@ -165,7 +150,7 @@ def _train(args: argparse.Namespace) -> int:
             raise InvalidArgumentError("--also-families needs --also DATA")
         if args.also:
             pick_dataset(args.also, None)
-        _check_tracking(args.tracking_uri, args.experiment)
+        checks.tracking_store(args.tracking_uri, args.experiment)
         result = train_xgboost(
             args.data, hardware=args.hardware, seed=args.seed, target=args.target,
             n_estimators=args.n_estimators, max_depth=args.max_depth,
@@ -182,7 +167,7 @@ def _train(args: argparse.Namespace) -> int:
                         batch_size=args.batch_size, members=args.members,
                         threads=args.threads)
         pick_dataset(args.data, args.hardware)
-        _check_tracking(args.tracking_uri, args.experiment)
+        checks.tracking_store(args.tracking_uri, args.experiment)
         result = train_gnn(
             args.data, hardware=args.hardware, kernel_model_dir=args.kernel_model,
             seed=args.seed, epochs=args.epochs, hidden=args.hidden, layers=args.layers,
