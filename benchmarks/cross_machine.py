@@ -140,7 +140,8 @@ def adapted_step(models, analysis, learned, fitted: dict[str, float], before_s: 
         step_factor=fitted["step"], default_kernel_factor=fitted["default"],
         kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")})
     step_s = learned.step_s if learned.step_source != "kernel_sum" else None
-    time_s, step_s = apply(adaptation, analysis, learned.time_s, step_s, learned.floor_s)
+    time_s, step_s = apply(adaptation, analysis, learned.time_s, step_s, learned.floor_s,
+                           learned.fallback)
     if step_s is not None:
         return step_s
     return learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))

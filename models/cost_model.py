@@ -142,7 +142,8 @@ class Learned:
         model = f"{models.path.name} (kernel data {digest})"
         adaptation, why = find_adaptation(hw.name, digest)
         if adaptation is not None:
-            adapted, step_s = apply(adaptation, analysis, time_s, step_s, learned.floor_s)
+            adapted, step_s = apply(adaptation, analysis, time_s, step_s, learned.floor_s,
+                                    learned.fallback)
             scale = np.divide(adapted, time_s, out=np.ones_like(adapted), where=time_s > 0)
             time_s, low_s, high_s = adapted, low_s * scale, high_s * scale
             notes.append(adaptation.describe())

@@ -12,13 +12,15 @@ from stablecost.errors import ModelError
 from stablecost.models.adaptation import (
     Adaptation,
     adaptation_path,
+    apply,
     find_adaptation,
     local_fingerprint_id,
     read_adaptation,
 )
 from stablecost.models.learned import load_models
 from stablecost.serve.cli import main
-from stablecost.train.adapt import SHRINK, Residual, check_errors, fit_factors
+from stablecost.models.learned import LearnedKernels
+from stablecost.train.adapt import SHRINK, Residual, check_errors, fit_factors, residual_of
 
 
 def _residual(kind, key, ratio, group="g"):
@@ -95,6 +97,45 @@ def test_predict_applies_this_machines_adaptation(examples_dir):
         2 * (before.compute_s - before.overhead_s), rel=1e-6)
     assert any("adapted to this machine" in n for n in after.notes)
     assert "adapted on machine" in after.model
+
+
+def _three_kernels():
+    """An analysis of a few kernels (an exponential, a dot, a log), each run once."""
+    text = """
+func.func @main(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = stablehlo.exponential %a : tensor<8x8xf32>
+  %1 = stablehlo.dot_general %0, %0, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %2 = stablehlo.log %1 : tensor<8x8xf32>
+  return %2 : tensor<8x8xf32>
+}"""
+    return stablecost.analyze(text)
+
+
+def test_kernels_priced_by_the_roofline_are_not_adapted():
+    analysis = _three_kernels()
+    n = len(analysis.kernels)
+    assert n >= 2 and all(k.count == 1 for k in analysis.kernels)
+    adaptation = Adaptation(hardware="host-cpu", fingerprint_id="f", bundle_digest="d",
+                            featurizer_version="6", step_factor=2.0,
+                            default_kernel_factor=3.0)
+    time_s = np.full(n, 1e-3)
+    fallback = np.zeros(n, bool)
+    fallback[0] = True
+    # step: floor and the roofline-priced kernel as they are, the rest x2
+    kernels, step = apply(adaptation, analysis, time_s, 10e-3, 1e-3, fallback)
+    assert step == pytest.approx(1e-3 + 1e-3 + (10e-3 - 2e-3) * 2)
+    assert kernels[0] == pytest.approx(1e-3) and kernels[1:] == pytest.approx(3e-3)
+    # without a fallback mask every kernel and the whole step above the floor is scaled
+    kernels, step = apply(adaptation, analysis, time_s, 10e-3, 1e-3)
+    assert step == pytest.approx(1e-3 + 9e-3 * 2) and kernels == pytest.approx(3e-3)
+    # adapt's residual is the same decomposition: (measured - fixed) / (predicted - fixed)
+    learned = LearnedKernels(time_s, time_s, time_s, 10e-3, "step_gnn", 1e-3,
+                             fallback=fallback)
+    r = residual_of(None, analysis, learned, "g", 18e-3)
+    assert r is not None and r.kind == "step"
+    assert r.log_ratio == pytest.approx(math.log((18e-3 - 2e-3) / (10e-3 - 2e-3)))
+    # nothing left to fit when the fixed part alone reaches the measured time
+    assert residual_of(None, analysis, learned, "g", 1.5e-3) is None
 
 
 def test_an_adaptation_of_another_bundle_is_not_used_and_says_why():

@@ -51,6 +51,7 @@ from ..models.adaptation import (
     MIN_FACTOR,
     Adaptation,
     adaptation_path,
+    fixed_seconds,
     local_fingerprint_id,
 )
 from ..models.learned import LearnedKernels, LearnedModels, load_models, predict_kernels
@@ -155,14 +156,21 @@ def residual_of(models: LearnedModels, analysis: Analysis, learned: LearnedKerne
                 group_id: str, measured_s: float) -> Residual | None:
     """One sample's residual as adapt fits it: a step residual when a step model (the
     GNN or the step calibration) priced it, else a kernel residual keyed by the kernel
-    kind that dominates its time; None when there is nothing to fit."""
-    if not (learned.step_s > 0 and measured_s > 0):
+    kind that dominates its time; None when there is nothing to fit (or the part no
+    factor touches, the floor and the roofline-priced kernels, is already as long as
+    the measured time)."""
+    # the floor and the kernels priced by the roofline are not corrected (models.
+    # adaptation): the residual is that of the rest
+    fixed = learned.floor_s + fixed_seconds(analysis, learned.time_s, learned.fallback)
+    if not (learned.step_s > fixed and measured_s > fixed):
         return None
-    ratio = math.log(measured_s / learned.step_s)
+    ratio = math.log((measured_s - fixed) / (learned.step_s - fixed))
     if learned.step_source != "kernel_sum":
         return Residual("step", "step", group_id, ratio)
-    weights = [0.0 if k.kind == COLLECTIVE else k.count * float(t)
-               for k, t in zip(analysis.kernels, learned.time_s)]
+    outside = learned.fallback if learned.fallback is not None else \
+        np.zeros(len(analysis.kernels), bool)
+    weights = [0.0 if k.kind == COLLECTIVE or out else k.count * float(t)
+               for k, t, out in zip(analysis.kernels, learned.time_s, outside)]
     if not weights or max(weights) <= 0:
         return None
     dominant = analysis.kernels[int(np.argmax(weights))].kind
