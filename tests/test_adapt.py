@@ -17,9 +17,8 @@ from stablecost.models.adaptation import (
     local_fingerprint_id,
     read_adaptation,
 )
-from stablecost.models.learned import load_models
+from stablecost.models.learned import LearnedKernels, load_models
 from stablecost.serve.cli import main
-from stablecost.models.learned import LearnedKernels
 from stablecost.train.adapt import SHRINK, Residual, check_errors, fit_factors, residual_of
 
 
