@@ -127,14 +127,14 @@ def test_kernels_priced_by_the_roofline_are_not_adapted():
     # without a fallback mask every kernel and the whole step above the floor is scaled
     kernels, step = apply(adaptation, analysis, time_s, 10e-3, 1e-3)
     assert step == pytest.approx(1e-3 + 9e-3 * 2) and kernels == pytest.approx(3e-3)
-    # adapt's residual is the same decomposition: (measured - fixed) / (predicted - fixed)
+    # adapt's residual sets the roofline-priced kernels apart the same way
     learned = LearnedKernels(time_s, time_s, time_s, 10e-3, "step_gnn", 1e-3,
                              fallback=fallback)
-    r = residual_of(None, analysis, learned, "g", 18e-3)
+    r = residual_of(None, analysis, learned, "g", 17e-3)
     assert r is not None and r.kind == "step"
-    assert r.log_ratio == pytest.approx(math.log((18e-3 - 2e-3) / (10e-3 - 2e-3)))
-    # nothing left to fit when the fixed part alone reaches the measured time
-    assert residual_of(None, analysis, learned, "g", 1.5e-3) is None
+    assert r.log_ratio == pytest.approx(math.log((17e-3 - 1e-3) / (10e-3 - 1e-3)))
+    # nothing left to fit when they alone take the measured time
+    assert residual_of(None, analysis, learned, "g", 0.9e-3) is None
 
 
 def test_an_adaptation_of_another_bundle_is_not_used_and_says_why():

@@ -156,12 +156,13 @@ def residual_of(models: LearnedModels, analysis: Analysis, learned: LearnedKerne
                 group_id: str, measured_s: float) -> Residual | None:
     """One sample's residual as adapt fits it: a step residual when a step model (the
     GNN or the step calibration) priced it, else a kernel residual keyed by the kernel
-    kind that dominates its time; None when there is nothing to fit (or the part no
-    factor touches, the floor and the roofline-priced kernels, is already as long as
-    the measured time)."""
-    # the floor and the kernels priced by the roofline are not corrected (models.
-    # adaptation): the residual is that of the rest
-    fixed = learned.floor_s + fixed_seconds(analysis, learned.time_s, learned.fallback)
+    kind that dominates its time; None when there is nothing to fit (or the kernels
+    priced by the roofline, which no factor touches, already take the measured time)."""
+    # the kernels priced by the roofline are not corrected (models.adaptation): the
+    # residual is that of the rest (with the floor, as before they were set apart: the
+    # floor is most of a small kernel sample's time, and without it the MAPE-optimal
+    # factors chase the noise of the few microseconds left)
+    fixed = fixed_seconds(analysis, learned.time_s, learned.fallback)
     if not (learned.step_s > fixed and measured_s > fixed):
         return None
     ratio = math.log((measured_s - fixed) / (learned.step_s - fixed))
