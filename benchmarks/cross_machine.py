@@ -1,4 +1,5 @@
-"""The bundled host-cpu models on another machine: before adapt, after adapt, roofline.
+"""The bundled host-cpu models on another machine: before adapt, with the bundle's
+default for other machines, after adapt, roofline.
 
     .venv/bin/python benchmarks/cross_machine.py [--data data/cpu-3076d9df] [--hardware host-cpu]
         [--spec own|bundle]
@@ -7,10 +8,14 @@ The project keeps every machine's measurements: `data/cpu/` is the machine the b
 was trained on, and each other `data/*/` dataset holds the kernels and whole programs
 `stablecost hardware adapt` measured on a machine of another fingerprint. For each
 such dataset (default: every dataset under `data/` whose fingerprint is not the
-bundle's), its programs are priced three ways, on the stored timings:
+bundle's), its programs are priced four ways, on the stored timings:
 
-- before adapt: the bundle as `predict` uses it with no adaptation (the learned
+- before adapt: the bundle with no adaptation at all (the learned
   fidelity's own fallbacks included);
+- other machines' default: what `predict` uses on a machine with no adaptation of its
+  own, the factors `train/other_machines.py` fits over the other machines' data; here
+  fitted leave one machine out, on every dataset given except those of this one's
+  fingerprint (so it needs two machines' datasets);
 - after adapt: the correction `stablecost hardware adapt` fits (train/adapt.py, the
   same residuals and factors), fitted leave-one-family-out: on every kernel sample of
   that machine and the programs of the other families, then applied to the held-out
@@ -43,7 +48,7 @@ import numpy as np
 from _common import commit
 
 ROOT = Path(__file__).resolve().parent.parent
-COLUMNS = ("before adapt", "after adapt", "roofline")
+COLUMNS = ("before adapt", "other machines' default", "after adapt", "roofline")
 
 
 @dataclass
@@ -163,12 +168,22 @@ def after_adapt(priced: Priced, models) -> np.ndarray:
     return out[programs]
 
 
-def table(priced: Priced, after_s: np.ndarray) -> list[str]:
+def with_factors(priced: Priced, models, fitted: dict[str, float] | None) -> np.ndarray:
+    """Each program priced after an adaptation of factors `fitted` (None: none)."""
+    programs = np.flatnonzero(priced.kind == "program")
+    if fitted is None:
+        return priced.before_s[programs]
+    return np.array([adapted_step(models, *priced.parts[i], fitted, priced.before_s[i])
+                     for i in programs])
+
+
+def table(priced: Priced, after_s: np.ndarray, default_s: np.ndarray) -> list[str]:
     from stablecost.train import metrics
 
     programs = priced.kind == "program"
     family, measured = priced.family[programs], priced.measured_s[programs]
-    columns = {"before adapt": priced.before_s[programs], "after adapt": after_s,
+    columns = {"before adapt": priced.before_s[programs],
+               "other machines' default": default_s, "after adapt": after_s,
                "roofline": priced.roofline_s[programs]}
     lines = ["| family | n | " + " | ".join(f"{c} MAPE" for c in COLUMNS)
              + " | after adapt τ | roofline τ |",
@@ -192,7 +207,7 @@ def table(priced: Priced, after_s: np.ndarray) -> list[str]:
     k = {c: metrics.summary(priced.measured_s[kernels], v[kernels])
          for c, v in (("learned", priced.before_s), ("roofline", priced.roofline_s))}
     lines.append(f"| kernel samples (MAPE / median APE) | {kernels.sum()} | "
-                 f"{k['learned']['mape']:.1%} / {k['learned']['median_ape']:.1%} | | "
+                 f"{k['learned']['mape']:.1%} / {k['learned']['median_ape']:.1%} | | | "
                  f"{k['roofline']['mape']:.1%} / {k['roofline']['median_ape']:.1%} | "
                  f"{k['learned']['kendall_tau']:.2f} before | "
                  f"{k['roofline']['kendall_tau']:.2f} |")
@@ -228,12 +243,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{models.path.name} (kernel data {models.kernel_meta.get('data_digest')}, "
               f"trained on {models.kernel_meta.get('dataset')}); kernels read through "
               f"{'each machine' if args.spec == 'own' else 'the bundle'}'s spec.\n")
+        priced_all = {}
         for dataset in datasets:
-            info = store.DatasetInfo.read(dataset)
             say(f"pricing {dataset}")
-            priced = price(dataset, models, args.spec)
+            priced_all[dataset] = price(dataset, models, args.spec)
+        machine = {d: store.DatasetInfo.read(d).fingerprint_id for d in datasets}
+        for dataset, priced in priced_all.items():
+            info = store.DatasetInfo.read(dataset)
             after = after_adapt(priced, models)
             fitted = fit_factors([r for r in priced.residuals if r is not None])
+            # the bundle's default for other machines, fitted without this one
+            others = [r for d, p in priced_all.items() if machine[d] != machine[dataset]
+                      for r in p.residuals if r is not None]
+            default = with_factors(priced, models, fit_factors(others) if others else None)
             fp = info.fingerprint
             print(f"### {dataset.relative_to(ROOT) if dataset.is_relative_to(ROOT) else dataset}"
                   f" (fingerprint {info.fingerprint_id}: {fp.get('cpu_vendor', '?')} family "
@@ -242,8 +264,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{int((priced.kind == 'program').sum())} programs, "
                   f"{int((priced.kind == 'kernel').sum())} kernel samples. Adapt fitted on "
                   f"all of them: step x{fitted['step']:.3f}, kernels "
-                  f"x{fitted['default']:.3f} by default.\n")
-            print("\n".join(table(priced, after)) + "\n")
+                  f"x{fitted['default']:.3f} by default. The other machines' default is "
+                  + ("fitted on the other machines' datasets above (leave one machine out)."
+                     if others else "not priced: no other machine's dataset was given.")
+                  + "\n")
+            print("\n".join(table(priced, after, default)) + "\n")
     except StablecostError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -14,9 +14,17 @@ scaling those kernels by it moved a decoder's steps, whose loop-nest filter grad
 are priced by the roofline, from 14 % to 53 % off on the Intel machine.
 
 An adaptation is a small JSON file in the user's config dir, one per chip and machine
-fingerprint (`adapted/<chip>-<fingerprint id>.json`). It records the bundle it corrects
-(the kernel model's data digest) and the featurizer version; a file made for another
-bundle or featurizer is not used, and the prediction's notes say why.
+fingerprint (`adapted/<chip>-<fingerprint id>.json`). On a machine without one whose
+fingerprint differs from the bundle's data, the bundle's own default applies where it
+ships one (`<bundle>/other_machines/`, `train/other_machines.py`): the same factors
+fitted on the project's data from the machines other than the bundle's (`data/*/`).
+On both machines measured, the bundle priced steps too short before adapt (adapt's
+step factor 1.28 and 1.44), so a default fitted on the others is a better first answer
+than none; `stablecost hardware adapt` replaces it with this machine's own.
+
+Each adaptation records the bundle it corrects (the kernel model's data digest) and the
+featurizer version; a file made for another bundle or featurizer is not used, and the
+prediction's notes say why.
 """
 
 from __future__ import annotations
@@ -38,6 +46,11 @@ from ..featurize.program import FEATURIZER_VERSION
 from ..hardware import config_dir
 
 ADAPTATION_VERSION = 1
+# the bundle's default for machines other than its own: its folder, file and the
+# fingerprint id it carries in place of one machine's
+OTHER_MACHINES = "other_machines"
+OTHER_MACHINES_FILE = "adaptation.json"
+OTHER_MACHINES_ID = "other-machines"
 # a factor outside this range is a broken fit, not a machine difference
 MIN_FACTOR, MAX_FACTOR = 1 / 20, 20.0
 
@@ -54,6 +67,9 @@ class Adaptation:
     samples: Mapping[str, int] = field(default_factory=dict)   # kernel / program rows fitted
     created: str = ""
     path: str = ""
+    # the bundle's default (fingerprint_id OTHER_MACHINES_ID): the fingerprint ids of the
+    # machines whose data it was fitted on
+    machines: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -76,7 +92,8 @@ class Adaptation:
                 default_kernel_factor=float(data["default_kernel_factor"]),
                 kernel_factors=factors,
                 samples={str(k): int(v) for k, v in dict(data.get("samples", {})).items()},
-                created=str(data.get("created", "")), path=str(path))
+                created=str(data.get("created", "")), path=str(path),
+                machines=tuple(str(m) for m in data.get("machines", ())))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: damaged adaptation ({type(exc).__name__}: {exc}); run "
                              "`stablecost hardware adapt` again") from None
@@ -91,6 +108,12 @@ class Adaptation:
 
     def describe(self) -> str:
         n = ", ".join(f"{v} {k} rows" for k, v in self.samples.items())
+        if self.fingerprint_id == OTHER_MACHINES_ID:
+            return (f"this machine has no adaptation: the bundle's default for machines "
+                    f"other than its own applies, fitted on the data of "
+                    f"{len(self.machines)} of them ({', '.join(self.machines)}; {n}): step "
+                    f"x{self.step_factor:.2f}, kernels x{self.default_kernel_factor:.2f} by "
+                    "default; `stablecost hardware adapt` fits this machine's own")
         return (f"adapted to this machine by `stablecost hardware adapt` ({self.created[:10]}"
                 f"{'; ' + n if n else ''}): step x{self.step_factor:.2f}, kernels "
                 f"x{self.default_kernel_factor:.2f} by default")
@@ -144,6 +167,29 @@ def find_adaptation(hardware: str, bundle_digest: str) -> tuple[Adaptation | Non
         return None, ""
     why = usable(adaptation, bundle_digest)
     return (None, why) if why else (adaptation, "")
+
+
+def bundled_default(bundle: Path, bundle_digest: str) -> tuple[Adaptation | None, str]:
+    """The bundle's default adaptation for machines other than its own, if it ships one
+    (None, "" when not; None and why when it corrects another bundle)."""
+    folder = Path(bundle) / OTHER_MACHINES
+    if not folder.is_dir():
+        return None, ""
+    adaptation = _read_bundled(folder)
+    why = usable(adaptation, bundle_digest)
+    return (None, why) if why else (adaptation, "")
+
+
+@functools.lru_cache(maxsize=4)
+def _read_bundled(folder: Path) -> Adaptation:
+    from .manifest import verified_files
+
+    path = folder / OTHER_MACHINES_FILE
+    data = verified_files(folder, [OTHER_MACHINES_FILE])[OTHER_MACHINES_FILE]
+    try:
+        return Adaptation.from_dict(json.loads(data), path)
+    except ValueError as exc:
+        raise ModelError(f"{path}: damaged adaptation (not JSON: {exc})") from None
 
 
 def usable(adaptation: Adaptation, bundle_digest: str) -> str:

@@ -125,7 +125,12 @@ class Learned:
         if models is None:
             raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
                                        f"for: {', '.join(available()) or 'none'}")
-        from .adaptation import apply, find_adaptation
+        from .adaptation import (
+            OTHER_MACHINES_ID,
+            apply,
+            bundled_default,
+            find_adaptation,
+        )
 
         learned = predict_kernels(models, analysis, hw, roofline)
         digest = str(models.kernel_meta.get("data_digest", ""))
@@ -141,13 +146,18 @@ class Learned:
         notes = [learned.note]
         model = f"{models.path.name} (kernel data {digest})"
         adaptation, why = find_adaptation(hw.name, digest)
+        if adaptation is None and models.machine_differences():
+            adaptation, why_default = bundled_default(models.path, digest)
+            why = why or why_default
         if adaptation is not None:
             adapted, step_s = apply(adaptation, analysis, time_s, step_s, learned.floor_s,
                                     learned.fallback)
             scale = np.divide(adapted, time_s, out=np.ones_like(adapted), where=time_s > 0)
             time_s, low_s, high_s = adapted, low_s * scale, high_s * scale
             notes.append(adaptation.describe())
-            model += f", adapted on machine {adaptation.fingerprint_id}"
+            model += (", adapted by the bundle's default for other machines"
+                      if adaptation.fingerprint_id == OTHER_MACHINES_ID else
+                      f", adapted on machine {adaptation.fingerprint_id}")
         elif why:
             notes.append(why)
         total_s = step_s if step_s is not None else \

@@ -85,9 +85,33 @@ def _write(path, **changes):
     return data
 
 
-def test_predict_applies_this_machines_adaptation(examples_dir):
+def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir):
+    from stablecost.models.adaptation import OTHER_MACHINES_ID, bundled_default
+
+    models = load_models("host-cpu")
+    default, why = bundled_default(models.path, str(models.kernel_meta["data_digest"]))
+    assert default is not None and not why and default.fingerprint_id == OTHER_MACHINES_ID
+    assert len(default.machines) >= 2 and default.step_factor > 1
     program = examples_dir / "transformer_block_train_step.mlir"
+    # the test machine's fingerprint differs from the bundle's data (which predates
+    # the fingerprint's CPU fields), so the default applies
     before = stablecost.predict(program, "host-cpu", fidelity="learned")
+    assert any("the bundle's default for machines other than its own" in n
+               for n in before.notes)
+    assert "default for other machines" in before.model
+    _write(adaptation_path("host-cpu", local_fingerprint_id()))
+    after = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
+    assert not any("default for machines other" in n for n in after.notes)
+    assert any("adapted to this machine" in n for n in after.notes)
+
+
+def test_predict_applies_this_machines_adaptation(examples_dir, monkeypatch):
+    from stablecost.models import adaptation
+
+    # without the bundle's default for other machines, to compare with the bare bundle
+    monkeypatch.setattr(adaptation, "bundled_default", lambda *a: (None, ""))
+    program = examples_dir / "transformer_block_train_step.mlir"
+    before = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
     path = adaptation_path("host-cpu", local_fingerprint_id())
     _write(path)
     after = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")

@@ -139,11 +139,19 @@ def residuals_here(data_dir: Path, models: LearnedModels,
             if store.DatasetInfo.read(d).fingerprint_id == local_fingerprint_id()]
     if not mine:
         raise ModelError(f"{data_dir}: no samples measured on this machine to adapt to")
-    frame = store.read_frame(mine[0], columns=["group_id", "stablehlo", "median_s"])
-    hw = get_hardware(models.hardware)
-    say(f"pricing {len(frame)} samples with the bundled model")
+    return dataset_residuals(mine[0], models, get_hardware(models.hardware), say)
+
+
+def dataset_residuals(dataset: Path, models: LearnedModels, hw: Any,
+                      say: Callable[[str], None]) -> list[Residual]:
+    """log(measured / bundle's prediction) of every sample of `dataset`, the bundle
+    reading its kernels through `hw` (the spec of the machine that measured them)."""
+    frame = store.read_frame(dataset, columns=["group_id", "stablehlo", "median_s", "family"])
+    # kernels `collect kernels --from-programs` outlined are not what adapt measures
+    frame = frame[frame["family"] != "outlined"]
+    say(f"pricing {len(frame)} samples of {dataset} with the bundled model")
     out = []
-    for group, text, measured in frame.itertuples(index=False):
+    for group, text, measured, _ in frame.itertuples(index=False):
         analysis = for_chip_kind(analyze(load_program(text)), hw.kind)
         residual = residual_of(models, analysis, predict_kernels(models, analysis, hw),
                                group, measured)

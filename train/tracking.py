@@ -101,3 +101,17 @@ def log_dict_metrics(metrics: dict[str, Any]) -> None:
              if isinstance(v, (int, float)) and not math.isnan(float(v))}
     if clean:
         mlflow.log_metrics(clean)
+
+
+def configure_checked(uri: str | None, experiment: str) -> str:
+    """`configure`, with a store MLflow cannot use reported as one line naming the URI."""
+    from ..errors import InvalidArgumentError
+
+    try:
+        return configure(uri, experiment)
+    except Exception as exc:   # MLflow raises its own types, and ValueError for bad URIs
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise InvalidArgumentError(
+            f"--tracking-uri {uri or DEFAULT_TRACKING_URI!r}: MLflow cannot use it "
+            f"({first}); give e.g. sqlite:///mlflow.db or http://HOST:PORT"
+        ) from None

@@ -64,14 +64,8 @@ def output_dir(path: str | None, flag: str) -> None:
 
 
 def tracking_store(uri: str | None, experiment: str) -> None:
-    """Connect to the MLflow store before any long work, not after it."""
-    from ...train import tracking
+    """Connect to the MLflow store before any long work, not after it
+    (`train.tracking.configure_checked`)."""
+    from ...train.tracking import configure_checked
 
-    try:
-        tracking.configure(uri, experiment)
-    except Exception as exc:   # MLflow raises its own types, and ValueError for bad URIs
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise InvalidArgumentError(
-            f"--tracking-uri {uri or tracking.DEFAULT_TRACKING_URI!r}: MLflow cannot use it "
-            f"({first}); give e.g. sqlite:///mlflow.db or http://HOST:PORT"
-        ) from None
+    configure_checked(uri, experiment)

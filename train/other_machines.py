@@ -1,0 +1,176 @@
+"""The bundle's default adaptation for machines other than its own.
+
+    python -m stablecost.train.other_machines [--data DIR ...] [--hardware host-cpu]
+        [--save DIR] [--tracking-uri URI | --no-track]
+
+A bundle used on a machine whose fingerprint differs from its data's reads every kernel
+through that machine's calibration (`models.learned`), and on both other machines the
+project measured it still priced whole steps short before `stablecost hardware adapt`
+(adapt's step factors 1.28 and 1.44). This fits adapt's factors (`train.adapt`: the
+same residuals, MAPE-optimal, shrunk per kernel kind) once over the data of every other
+machine under `data/` (each dataset priced through its own `hardware.toml`, as predict
+does there), and saves them in the bundle as `other_machines/adaptation.json` with its
+manifest. `predict` applies it on a machine that has no adaptation of its own and whose
+fingerprint differs from the bundle's, and says so in the notes
+(`models.adaptation.bundled_default`).
+
+It also prints, per machine, what the default does on that machine's programs when
+fitted without it (leave one machine out), next to no adaptation: the honest figure for
+a machine nobody measured. `benchmarks/cross_machine.py` prints the same column per
+program family.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..datasets import store
+from ..errors import InvalidArgumentError, StablecostError
+from ..featurize.program import FEATURIZER_VERSION
+from ..models.adaptation import (
+    OTHER_MACHINES,
+    OTHER_MACHINES_FILE,
+    OTHER_MACHINES_ID,
+    Adaptation,
+)
+from ..models.learned import LearnedModels, load_models
+from .adapt import Residual, dataset_residuals, fit_factors
+from .data import dataset_hardware
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def other_machines(root: Path, models: LearnedModels) -> list[Path]:
+    """The datasets under `root` of the bundle's chip, measured on machines other than
+    the one the bundle's kernel data comes from."""
+    trained_on = str(models.kernel_meta.get("dataset", ""))
+    return [d for d in store.find_datasets(root)
+            if store.DatasetInfo.read(d).hardware == models.hardware and d.name != trained_on]
+
+
+def default_adaptation(models: LearnedModels, residuals: dict[str, list[Residual]]
+                       ) -> Adaptation:
+    """The factors fitted over every machine's residuals (fingerprint id -> residuals)."""
+    pooled = [r for rows in residuals.values() for r in rows]
+    if not pooled:
+        raise InvalidArgumentError("no samples to fit on: the datasets hold no programs or "
+                                   "kernels the bundle prices")
+    fitted = fit_factors(pooled)
+    return Adaptation(
+        hardware=models.hardware, fingerprint_id=OTHER_MACHINES_ID,
+        bundle_digest=str(models.kernel_meta.get("data_digest", "")),
+        featurizer_version=FEATURIZER_VERSION, step_factor=fitted["step"],
+        default_kernel_factor=fitted["default"],
+        kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")},
+        samples={k: sum(1 for r in pooled if r.kind == k) for k in ("kernel", "step")},
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        machines=tuple(sorted(residuals)))
+
+
+def held_out_steps(residuals: dict[str, list[Residual]]) -> dict[str, dict[str, float]]:
+    """Per machine: MAPE of the step residuals with no adaptation and with the factors
+    fitted on the other machines only."""
+    import math
+
+    import numpy as np
+
+    out = {}
+    for machine, rows in residuals.items():
+        others = [r for m, rs in residuals.items() if m != machine for r in rs]
+        steps = [r for r in rows if r.kind == "step"]
+        if not others or not steps:
+            continue
+        factor = fit_factors(others)["step"]
+        out[machine] = {
+            "steps": float(len(steps)), "factor": factor,
+            "mape_none": float(np.mean([abs(math.exp(-r.log_ratio) - 1) for r in steps])),
+            "mape_default": float(np.mean([abs(factor * math.exp(-r.log_ratio) - 1)
+                                           for r in steps]))}
+    return out
+
+
+def save(adaptation: Adaptation, report: dict[str, Any], folder: Path) -> Path:
+    import json
+
+    from ..atomicio import atomic_write_bytes
+    from ..models.manifest import write_manifest
+
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(folder / OTHER_MACHINES_FILE,
+                       (json.dumps(adaptation.to_dict(), indent=1) + "\n").encode())
+    atomic_write_bytes(folder / "report.json", (json.dumps(report, indent=1) + "\n").encode())
+    write_manifest(folder)
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", action="append", type=Path,
+                        help="a dataset, or a folder of them, measured on a machine other "
+                             "than the bundle's; repeatable (default: every one under data/)")
+    parser.add_argument("--hardware", default="host-cpu")
+    parser.add_argument("--save", type=Path,
+                        help="where to write it (default: the bundle's other_machines/)")
+    parser.add_argument("--tracking-uri", help="MLflow tracking URI "
+                                               "(default sqlite:///mlflow.db)")
+    parser.add_argument("--no-track", action="store_true", help="do not log an MLflow run")
+    args = parser.parse_args(argv)
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        models = load_models(args.hardware)
+        if models is None:
+            raise InvalidArgumentError(f"no bundled learned model for {args.hardware}")
+        if not args.no_track:
+            from .tracking import configure_checked
+
+            configure_checked(args.tracking_uri, "stablecost-other-machines")
+        roots = args.data or [ROOT / "data"]
+        datasets = [d for root in roots for d in other_machines(root, models)]
+        if not datasets:
+            raise InvalidArgumentError(f"no {args.hardware} dataset of another machine under "
+                                       f"{', '.join(map(str, roots))}")
+        residuals: dict[str, list[Residual]] = {}
+        for dataset in datasets:
+            info = store.DatasetInfo.read(dataset)
+            rows = dataset_residuals(dataset, models, dataset_hardware(dataset), say)
+            residuals.setdefault(info.fingerprint_id, []).extend(rows)
+        adaptation = default_adaptation(models, residuals)
+        held_out = held_out_steps(residuals)
+        report = {"datasets": [str(d.relative_to(ROOT) if d.is_relative_to(ROOT) else d)
+                               for d in datasets], "held_out": held_out}
+        folder = save(adaptation, report, args.save or models.path / OTHER_MACHINES)
+    except StablecostError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"fitted on {len(residuals)} machines ({', '.join(adaptation.machines)}): step "
+          f"x{adaptation.step_factor:.3f}, kernels x{adaptation.default_kernel_factor:.3f} "
+          f"by default; saved to {folder}")
+    print("| machine | step samples | step factor fitted without it | MAPE, no adaptation "
+          "| MAPE, the others' default |")
+    print("|---|---:|---:|---:|---:|")
+    for machine, v in held_out.items():
+        print(f"| {machine} | {v['steps']:.0f} | x{v['factor']:.3f} | {v['mape_none']:.1%} | "
+              f"{v['mape_default']:.1%} |")
+    if not args.no_track:
+        import mlflow
+
+        with mlflow.start_run(run_name=f"other-machines-{args.hardware}"):
+            mlflow.log_params({"hardware": args.hardware, "machines": ",".join(
+                adaptation.machines), "bundle_digest": adaptation.bundle_digest})
+            mlflow.log_metrics({"step_factor": adaptation.step_factor,
+                                "default_kernel_factor": adaptation.default_kernel_factor,
+                                **{f"held_out_mape_default_{m}": v["mape_default"]
+                                   for m, v in held_out.items()}})
+            mlflow.log_artifacts(str(folder), "other_machines")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
