@@ -60,9 +60,68 @@ class LoopCounters:
         ir = self.ir
         cond_ops = list(cond.operations)
         predicate = cond_ops[-1].operation.operands[0]
-        if isinstance(predicate, ir.BlockArgument) or predicate.owner.name != "stablehlo.compare":
+        if isinstance(predicate, ir.BlockArgument):
             return None, "the condition is not a single compare"
-        compare = predicate.owner
+        if predicate.owner.name == "stablehlo.and":
+            return self._early_exit_bound(predicate, init, body, body_yield)
+        if predicate.owner.name != "stablehlo.compare":
+            return None, "the condition is not a single compare"
+        return self._compare_trip(predicate.owner, init, body, body_yield)
+
+    def _early_exit_bound(self, predicate: Any, init: list[int], body: Any,
+                          body_yield: Any) -> tuple[int | float | None, str]:
+        """A condition that is the AND of compares (`while i < n and not converged`,
+        how fixed-point solvers, beam searches and ray marchers stop): the loop runs at
+        most as often as its counter compare allows. That bound is the count priced,
+        the largest the program can take; the others depend on the data."""
+        ir = self.ir
+        pending, compares = [predicate], []
+        while pending:
+            value = pending.pop()
+            if isinstance(value, ir.BlockArgument):
+                continue
+            owner = value.owner
+            if owner.name == "stablehlo.and":
+                pending.extend(owner.operands)
+            elif owner.name == "stablehlo.convert":
+                pending.append(owner.operands[0])
+            elif owner.name == "stablehlo.compare":
+                # jax spells `a & b` of booleans as `(a != false) and b`
+                flag = self._compared_with_false(owner)
+                if flag is not None:
+                    pending.append(flag)
+                else:
+                    compares.append(owner)
+        bounds = [trip for trip, _ in (self._compare_trip(c, init, body, body_yield)
+                                       for c in compares) if trip is not None]
+        if not bounds:
+            return None, "an AND of conditions, none a counter against a constant bound"
+        trip = min(bounds)
+        return trip, (f"it stops early on a condition of its data, and after at most "
+                      f"{trip:g} iterations of its counter: priced at {trip:g}, the most it "
+                      "can run")
+
+    def _compared_with_false(self, compare: Any) -> Any:
+        """`x != false` of a boolean `x`: `x`; otherwise None."""
+        direction = self.stablehlo.ComparisonDirectionAttr(
+            compare.attributes["comparison_direction"]).value
+        if direction != "NE":
+            return None
+        for flag, other in (compare.operands, reversed(list(compare.operands))):
+            owner = None if isinstance(other, self.ir.BlockArgument) else other.owner
+            while owner is not None and owner.name in ("stablehlo.broadcast_in_dim",
+                                                       "stablehlo.reshape"):
+                source = owner.operands[0]
+                owner = None if isinstance(source, self.ir.BlockArgument) else source.owner
+            if owner is not None and owner.name == "stablehlo.constant" and \
+                    "i1" in str(other.type) and scalar_constant(owner.operation) in (0, False):
+                return flag
+        return None
+
+    def _compare_trip(self, compare: Any, init: list[int], body: Any, body_yield: Any
+                      ) -> tuple[int | float | None, str]:
+        """The trip count one compare of a counter against a constant bound allows."""
+        ir = self.ir
         direction = self.stablehlo.ComparisonDirectionAttr(
             compare.attributes["comparison_direction"]).value
         lhs, rhs = compare.operands[0], compare.operands[1]

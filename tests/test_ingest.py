@@ -160,6 +160,34 @@ def test_while_with_data_dependent_trip_count_is_flagged():
     assert any("assumed" in n for n in stablecost.analyze(p).to_dict()["notes"])
 
 
+def test_a_loop_that_stops_early_is_priced_at_its_counter_bound():
+    """`while i < 24 and not converged`: at most 24 iterations, priced at 24 and said
+    so; an AND whose compares hold no counter bound stays assumed to run once."""
+    def solve(x):
+        def cond(state):
+            i, v, residual = state
+            return (i < 24) & (residual > 1e-3)
+
+        def body(state):
+            i, v, _ = state
+            new = jnp.tanh(v @ v)
+            return i + 1, new, jnp.abs(new - v).max()
+        return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
+
+    p = stablecost.load_program(_lowered_text(solve, jnp.ones((8, 8))))
+    assert [(l.trip_count, l.derived) for l in p.loops] == [(24, True)]
+    assert next(op for op in p.ops if op.opcode == "dot_general").count == 24
+    assert any("at most 24 iterations" in n for n in p.notes)
+
+    def data_only(x):
+        return jax.lax.while_loop(lambda c: (c.sum() < 100.0) & (c.max() < 50.0),
+                                  lambda c: c * 2.0, x)
+
+    p = stablecost.load_program(_lowered_text(data_only, jnp.ones((8,))))
+    assert [(l.trip_count, l.derived) for l in p.loops] == [(1, False)]
+    assert any("none a counter against a constant bound" in n for n in p.notes)
+
+
 def test_jax_function_and_lowered_inputs():
     f = lambda x: jnp.sin(x) @ x.T
     x = jnp.ones((4, 4))
