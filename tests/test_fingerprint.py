@@ -64,6 +64,13 @@ def test_hardware_show_reports_this_machine_for_cpus_only(capsys):
     # the bundled host-cpu data records only the CPU model name and cores
     assert any(d.startswith("cpu_family: not recorded")
                for d in shown["learned_model"]["differences"])
+    # no adaptation of this machine in the test config: the bundle's default applies
+    adaptation = shown["learned_model"]["adaptation"]
+    assert adaptation["source"] == "the bundle's default for other machines"
+    assert len(adaptation["machines"]) >= 2 and adaptation["step_factor"] > 1
+    assert main(["hardware", "show", "host-cpu"]) == 0
+    assert "adaptation: the bundle's default for other machines" in \
+        capsys.readouterr().out.replace("\n", " ")
     assert main(["hardware", "show", "H100-SXM", "--json"]) == 0
     assert "this_machine" not in json.loads(capsys.readouterr().out)
 

@@ -119,8 +119,28 @@ def _machine_section(hw: Any) -> dict[str, Any]:
         section["learned_model"] = {
             "path": str(models.path),
             "trained_on": models.kernel_meta.get("fingerprint") or {},
-            "differences": models.machine_differences()}
+            "differences": models.machine_differences(),
+            "adaptation": _adaptation_in_use(models)}
     return section
+
+
+def _adaptation_in_use(models: Any) -> dict[str, Any]:
+    """The adaptation predict applies to the learned model on this machine: this
+    machine's own, the bundle's default for other machines, or none (with why)."""
+    from ...models.adaptation import bundled_default, find_adaptation
+
+    digest = str(models.kernel_meta.get("data_digest", ""))
+    adaptation, why = find_adaptation(models.hardware, digest)
+    source = "this machine's (stablecost hardware adapt)"
+    if adaptation is None and models.machine_differences():
+        adaptation, why_default = bundled_default(models.path, digest)
+        why = why or why_default
+        source = "the bundle's default for other machines"
+    if adaptation is None:
+        return {"source": "none", "why": why}
+    return {"source": source, "path": adaptation.path, "step_factor": adaptation.step_factor,
+            "default_kernel_factor": adaptation.default_kernel_factor,
+            "machines": list(adaptation.machines)}
 
 
 def _print_machine(console: Any, machine: dict[str, Any]) -> None:
@@ -131,11 +151,22 @@ def _print_machine(console: Any, machine: dict[str, Any]) -> None:
         return
     if not learned["differences"]:
         console.print("learned model: trained on data from this machine")
+    else:
+        console.print("[yellow]learned model:[/] its data's fingerprint does not show it is "
+                      "this machine; predictions say so in their notes:")
+        for line in learned["differences"]:
+            console.print(f"  - {line}")
+    adaptation = learned["adaptation"]
+    if adaptation["source"] == "none":
+        console.print("adaptation: none" + (f" ({adaptation['why']})" if adaptation["why"]
+                                            else "; `stablecost hardware adapt` fits one"))
         return
-    console.print("[yellow]learned model:[/] its data's fingerprint does not show it is "
-                  "this machine; predictions say so in their notes:")
-    for line in learned["differences"]:
-        console.print(f"  - {line}")
+    fitted_on = (f", fitted on the data of machines {', '.join(adaptation['machines'])}"
+                 if adaptation["machines"] else "")
+    console.print(f"adaptation: {adaptation['source']}{fitted_on}: step "
+                  f"x{adaptation['step_factor']:.3f}, kernels "
+                  f"x{adaptation['default_kernel_factor']:.3f} by default "
+                  f"({adaptation['path']})")
 
 
 def _adapt(args: Any) -> int:
