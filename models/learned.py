@@ -65,7 +65,7 @@ from .coverage import cpu_uncovered, missing_loop_rate_note, uncovered
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
-from .step_calibration import blend, gnn_weight, kernel_groups
+from .step_calibration import blend, gnn_weight, kernel_groups, physical_floor_s
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
 # The step GNN learned from whole training steps; a program smaller than the smallest
@@ -336,7 +336,8 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
             # calibration's terms (fitted over the kernel model's answers)
             outside = np.zeros(len(chosen), bool) if fallback is None else fallback[chosen]
             calibrated_s = models.calibration.step_s(
-                kernel_groups(X), time_s[chosen], np.where(outside, 0.0, chosen_counts)) + \
+                kernel_groups(X), time_s[chosen], np.where(outside, 0.0, chosen_counts),
+                physical_floor_s(X)) + \
                 float(np.dot(chosen_counts[outside], time_s[chosen][outside]))
         gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
                                          time_s[chosen], chosen_counts,

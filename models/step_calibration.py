@@ -3,10 +3,13 @@ handful of fitted terms that mean something on any machine.
 
     step = floor
          + sum over kernel groups g of max(scale_g x S_g + per_launch_g x L_g,
-                                           MIN_GROUP_SHARE x S_g)
+                                           MIN_GROUP_SHARE x S_g, P_g)
 
     S_g = sum over the group's kernels of executions x predicted kernel seconds
     L_g = sum over the group's kernels of executions (launches per step)
+    P_g = sum over the group's kernels of executions x physical floor seconds
+          (`physical_floor_s`: roofline compute time, or memory time at CACHE_SPEEDUP
+          times the calibrated bandwidth)
 
 Kernels the kernel model does not cover (`models.coverage`), priced by the roofline,
 are left out of S_g and L_g and added to the step at their roofline time.
@@ -50,6 +53,14 @@ META_FILE = "meta.json"
 GROUPS = ("matmul", "other")
 # a group's calibrated time never falls below this share of its summed predictions
 MIN_GROUP_SHARE = 0.1
+# nor below what the chip can physically do: its kernels' roofline compute time, or
+# their memory time at this many times the calibrated bandwidth (data a loop body
+# keeps in cache moves faster than the probe's 128 MiB stream: 40-50 GB/s on 4-16 MiB
+# against 9 GB/s calibrated on the Intel machine of benchmarks/RESULTS.md). Without it
+# the per-launch terms took loops of many mid-sized kernels (an Ising sweep's 65k-element
+# updates, 120 launches each) down to the tenth of their kernel sum.
+CACHE_SPEEDUP = 10.0
+_RL_COLUMNS = tuple(FEATURES.index(name) for name in ("rl_compute_us", "rl_memory_us"))
 # Where the step GNN and the calibration both price a step, the step is their geometric
 # blend, the GNN's weight falling linearly with their disagreement, from 1 when they
 # agree to 0 when they differ by 2**BLEND_LOG2 (4x) or more: a GNN far from a
@@ -81,6 +92,14 @@ def kernel_groups(X: np.ndarray) -> np.ndarray:
         raise ModelError(f"kernel features must be (kernels, {len(FEATURES)}), got {X.shape}")
     matmul = (X[:, list(_MATMUL_COLUMNS)] > 0).any(axis=1)
     return np.where(matmul, 0, 1)
+
+
+def physical_floor_s(X: np.ndarray) -> np.ndarray:
+    """Per kernel (feature rows), the least time the chip can take for it: its roofline
+    compute time, or its memory time at CACHE_SPEEDUP times the calibrated bandwidth."""
+    X = np.asarray(X, dtype=np.float64)
+    compute_us, memory_us = (np.exp2(X[:, c]) - 1.0 for c in _RL_COLUMNS)
+    return np.maximum(compute_us, memory_us / CACHE_SPEEDUP) * 1e-6
 
 
 def group_sums(groups: np.ndarray, kernel_s: np.ndarray, counts: np.ndarray
@@ -120,13 +139,24 @@ class StepCalibration:
         if low > high:
             raise ModelError("step calibration interval: low must not exceed high")
 
-    def step_s(self, groups: np.ndarray, kernel_s: np.ndarray, counts: np.ndarray) -> float:
+    def step_s(self, groups: np.ndarray, kernel_s: np.ndarray, counts: np.ndarray,
+               physical_s: np.ndarray | None = None) -> float:
         """The calibrated step seconds of kernels in `groups` with predicted seconds
-        `kernel_s` per execution, each run `counts` times."""
+        `kernel_s` per execution, each run `counts` times; `physical_s`: each kernel's
+        `physical_floor_s`, below which no group's time falls."""
         seconds, launches = group_sums(groups, kernel_s, counts)
+        floor = np.zeros_like(seconds) if physical_s is None else \
+            group_sums(groups, physical_s, counts)[0]
+        return self.floor_s + float(self.group_parts(seconds, launches, floor).sum())
+
+    def group_parts(self, seconds: np.ndarray, launches: np.ndarray,
+                    physical: np.ndarray) -> np.ndarray:
+        """Each group's calibrated seconds from its sums (arrays of any leading shape,
+        groups last): the linear terms, kept above MIN_GROUP_SHARE of the predictions
+        and above the physical floor."""
         scale, per_launch = np.array(self.scale), np.array(self.per_launch_s)
-        parts = np.maximum(scale * seconds + per_launch * launches, MIN_GROUP_SHARE * seconds)
-        return self.floor_s + float(parts.sum())
+        return np.maximum(np.maximum(scale * seconds + per_launch * launches,
+                                     MIN_GROUP_SHARE * seconds), physical)
 
     # -- persistence -------------------------------------------------------------------
     def save(self, directory: str | Path) -> Path:

@@ -17,11 +17,13 @@ from stablecost.models.features import FEATURES
 from stablecost.models.manifest import write_manifest
 from stablecost.models.step_calibration import (
     BLEND_LOG2,
+    CACHE_SPEEDUP,
     GROUPS,
     MIN_GROUP_SHARE,
     StepCalibration,
     gnn_weight,
     kernel_groups,
+    physical_floor_s,
 )
 from stablecost.train.step_calibration import (
     ProgramSums,
@@ -42,6 +44,31 @@ def _sums(n: int = 60, seed: int = 0) -> tuple[ProgramSums, np.ndarray]:
                        np.array([f"f{i % 4}" for i in range(n)]), np.array(["train"] * n))
     measured = sums.design() @ terms
     return dataclasses.replace(sums, measured_s=measured), terms
+
+
+def test_no_group_falls_below_what_the_chip_can_physically_do():
+    """Per-launch terms fitted to strip standalone overhead must not take a loop of
+    mid-sized kernels below their roofline compute time, or their memory time at
+    CACHE_SPEEDUP times the calibrated bandwidth."""
+    calibration = StepCalibration(floor_s=0.0, scale=(0.5, 0.5), per_launch_s=(-5e-6, -5e-6))
+    groups = np.array([1, 1])
+    kernel_s = np.array([6e-6, 6e-6])            # 0.5 x 6 us - 5 us < 0: clamped
+    counts = np.array([100, 100])
+    assert calibration.step_s(groups, kernel_s, counts) == pytest.approx(
+        MIN_GROUP_SHARE * 1.2e-3)
+    physical = np.array([2e-6, 1e-6])
+    assert calibration.step_s(groups, kernel_s, counts, physical) == pytest.approx(3e-4)
+    # the floor of a feature row: max(compute, memory / CACHE_SPEEDUP), from log2(1 + us)
+    X = np.zeros((2, len(FEATURES)))
+    compute, memory = FEATURES.index("rl_compute_us"), FEATURES.index("rl_memory_us")
+    X[0, compute], X[0, memory] = np.log2(1 + 3.0), np.log2(1 + 100.0)
+    X[1, compute], X[1, memory] = np.log2(1 + 3.0), np.log2(1 + 20.0)
+    assert physical_floor_s(X) == pytest.approx([100e-6 / CACHE_SPEEDUP, 3e-6])
+    # predict_sums prices the group sums the same way
+    sums = ProgramSums(np.array([[0.0, 1.2e-3]]), np.array([[0.0, 200.0]]), np.array([2]),
+                       np.array([1e-3]), np.zeros(1), np.array(["f"]), np.array(["test"]),
+                       physical=np.array([[0.0, 3e-4]]))
+    assert predict_sums(calibration, sums) == pytest.approx([3e-4])
 
 
 def test_the_fit_recovers_known_terms_and_prices_as_step_s_does():

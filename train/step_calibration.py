@@ -26,7 +26,13 @@ from ..datasets import store
 from ..errors import ModelError
 from ..models.coverage import uncovered_rows
 from ..models.learned import bundle_path, load_kernel_model
-from ..models.step_calibration import GROUPS, MODEL_NAME, StepCalibration, kernel_groups
+from ..models.step_calibration import (
+    GROUPS,
+    MODEL_NAME,
+    StepCalibration,
+    kernel_groups,
+    physical_floor_s,
+)
 from . import metrics
 from .data import dataset_hardware, featurize_rows, load_frame, pick_dataset, stderr_progress
 
@@ -47,6 +53,8 @@ class ProgramSums:
     # seconds priced outside the calibration: the roofline time of kernels the kernel
     # model does not cover (`models.coverage`), added to the step as they are
     fixed_s: np.ndarray | None = None
+    # (programs, groups) executions x physical floor seconds (`physical_floor_s`)
+    physical: np.ndarray | None = None
 
     def take(self, rows: np.ndarray) -> "ProgramSums":
         """The same sums of `rows` only (indices or a boolean mask)."""
@@ -90,12 +98,15 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
     inside = f.count * ~outside
     seconds = np.bincount(cell, inside * predicted, minlength=n * k).reshape(n, k)
     launches = np.bincount(cell, inside, minlength=n * k).reshape(n, k)
+    physical = np.bincount(cell, inside * physical_floor_s(f.X),
+                           minlength=n * k).reshape(n, k)
     samples = f.samples
     return ProgramSums(seconds, launches, np.bincount(f.sample, minlength=n),
                        samples["median_s"].to_numpy(np.float64),
                        np.bincount(f.sample, f.count * f.roofline_s, minlength=n),
                        samples["family"].to_numpy(), samples["split"].to_numpy(),
-                       np.bincount(f.sample, f.count * outside * f.roofline_s, minlength=n))
+                       np.bincount(f.sample, f.count * outside * f.roofline_s, minlength=n),
+                       physical)
 
 
 def fit_terms(design: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
@@ -122,11 +133,8 @@ def calibration_from(terms: np.ndarray, **kwargs: Any) -> StepCalibration:
 
 def predict_sums(calibration: StepCalibration, sums: ProgramSums) -> np.ndarray:
     """The calibration's step seconds of every program of `sums` (as `step_s` prices one)."""
-    from ..models.step_calibration import MIN_GROUP_SHARE
-
-    scale, per_launch = np.array(calibration.scale), np.array(calibration.per_launch_s)
-    parts = np.maximum(sums.seconds * scale + sums.launches * per_launch,
-                       MIN_GROUP_SHARE * sums.seconds)
+    physical = np.zeros_like(sums.seconds) if sums.physical is None else sums.physical
+    parts = calibration.group_parts(sums.seconds, sums.launches, physical)
     fixed = 0.0 if sums.fixed_s is None else sums.fixed_s
     return calibration.floor_s + parts.sum(axis=1) + fixed
 
