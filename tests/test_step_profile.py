@@ -1,6 +1,7 @@
 """Per-kernel times inside a step from XLA:CPU's profiler (featurize/step_profile.py)."""
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 from stablecost.featurize.step_profile import (
@@ -142,7 +143,9 @@ def test_profile_of_a_small_program_gives_every_kernel_its_share_of_the_step():
     total = sum(prof.kernel_s.values()) + prof.unmapped_s
     assert total == pytest.approx(prof.busy_s, rel=1e-6)
     assert prof.unmapped_s < 0.5 * prof.busy_s
-    assert 0 < prof.busy_s <= prof.wall_s * 1.05
+    # busy_s is a mean over the profiled steps (wall_s their median, which one slow step
+    # on a busy machine leaves below the mean): compare like with like
+    assert 0 < prof.busy_s <= float(np.mean(prof.walls_s)) * 1.05
     assert prof.as_json()["steps"] == 3
     # thunk by thunk: the same seconds, each over the kernels it was split among
     assert sum(s for s, _ in prof.thunk_s.values()) == pytest.approx(prof.busy_s, rel=1e-6)
