@@ -68,15 +68,6 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def other_machines(root: Path, models) -> list[Path]:
-    """The datasets under `root` of the bundle's chip measured on another machine."""
-    from stablecost.datasets import store
-
-    trained_on = str(models.kernel_meta.get("dataset", ""))
-    return [d for d in store.find_datasets(root)
-            if store.DatasetInfo.read(d).hardware == models.hardware and d.name != trained_on]
-
-
 def learned_step(models, analysis, learned, roofline_s: float) -> float:
     """The step `predict` gives with no adaptation (models.cost_model.Learned)."""
     from stablecost.models.cost_model import out_of_range
@@ -229,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     from stablecost.errors import StablecostError
     from stablecost.models.learned import load_models
     from stablecost.train.adapt import fit_factors
+    from stablecost.train.other_machines import other_machines
 
     try:
         models = load_models(args.hardware)

@@ -1,5 +1,5 @@
-"""Hand-written inputs the tests share: a minimal GPU chip spec (as a chip file's dict)
-and a softmax program."""
+"""Hand-written inputs the tests share: minimal GPU and CPU chip specs (as a chip
+file's dict) and a softmax program."""
 
 from __future__ import annotations
 
@@ -21,6 +21,23 @@ def gpu_spec(calibrated: dict[str, Any], *, intra_bandwidth: float = 4.5e11,
                              "inter_node_bandwidth_bytes_per_s": inter_bandwidth,
                              "inter_node_latency_s": inter_latency,
                              "calibrated": calibrated}}
+
+
+def cpu_spec(**compute: Any) -> dict[str, Any]:
+    """A CPU with round rates (matmul 1e11, vector 1e10 FLOP/s, transcendentals 1e9/s,
+    memory fast enough never to bind, no launch overhead); `compute`: extra
+    `[compute]` keys."""
+    return {"name": "cpu-x", "vendor": "x", "kind": "cpu",
+            "compute": {"matmul_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
+                        "vector_flops_per_s": {"f32": 1e10, "bf16": 1e10, "f16": 1e10},
+                        "transcendentals_per_s": 1e9, "f32_matmul_as": "f32", **compute},
+            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e13},
+            "kernel": {"launch_overhead_s": 0.0},
+            "interconnect": {"chips_per_node": 1, "topology": "none",
+                             "intra_node_bandwidth_bytes_per_s": 1e10,
+                             "intra_node_latency_s": 0.0,
+                             "inter_node_bandwidth_bytes_per_s": 1e9,
+                             "inter_node_latency_s": 0.0}}
 
 
 # Softmax of x: f32[8,128] (4096 B): exp(x) is read by the row sum and by the division,

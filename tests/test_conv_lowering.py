@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from specs import cpu_spec
 
 from stablecost.errors import HardwareSpecError
 from stablecost.featurize.analysis import analyze
@@ -131,20 +132,8 @@ def test_reversed_windows_and_four_spatial_dims_run_as_loops():
 
 
 def _cpu(loop_rate: float | None = None):
-    spec = {"name": "cpu-x", "vendor": "x", "kind": "cpu",
-            "compute": {"matmul_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
-                        "vector_flops_per_s": {"f32": 1e10, "bf16": 1e10, "f16": 1e10},
-                        "transcendentals_per_s": 1e9, "f32_matmul_as": "f32"},
-            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e13},
-            "kernel": {"launch_overhead_s": 0.0},
-            "interconnect": {"chips_per_node": 1, "topology": "none",
-                             "intra_node_bandwidth_bytes_per_s": 1e10,
-                             "intra_node_latency_s": 0.0,
-                             "inter_node_bandwidth_bytes_per_s": 1e9,
-                             "inter_node_latency_s": 0.0}}
-    if loop_rate is not None:
-        spec["compute"]["loop_convolution_macs_per_s"] = loop_rate
-    return parse_spec(spec, "test")
+    extra = {} if loop_rate is None else {"loop_convolution_macs_per_s": loop_rate}
+    return parse_spec(cpu_spec(**extra), "test")
 
 
 def _conv_kernel(text: str):

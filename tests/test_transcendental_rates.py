@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from specs import cpu_spec
 
 from stablecost.errors import HardwareSpecError
 from stablecost.featurize.analysis import analyze
@@ -26,21 +27,9 @@ func.func @main(%a: tensor<{N}xf32>) -> tensor<{N}xf32> {{
 """
 
 
-def _cpu(by_op: dict | None = None):
-    spec = {"name": "cpu-x", "vendor": "x", "kind": "cpu",
-            "compute": {"matmul_flops_per_s": {"f32": 1e11, "bf16": 1e11, "f16": 1e11},
-                        "vector_flops_per_s": {"f32": 1e10, "bf16": 1e10, "f16": 1e10},
-                        "transcendentals_per_s": 1e9, "f32_matmul_as": "f32"},
-            "memory": {"capacity_bytes": 1e9, "bandwidth_bytes_per_s": 1e13},
-            "kernel": {"launch_overhead_s": 0.0},
-            "interconnect": {"chips_per_node": 1, "topology": "none",
-                             "intra_node_bandwidth_bytes_per_s": 1e10,
-                             "intra_node_latency_s": 0.0,
-                             "inter_node_bandwidth_bytes_per_s": 1e9,
-                             "inter_node_latency_s": 0.0}}
-    if by_op is not None:
-        spec["compute"]["transcendentals_per_s_by_op"] = by_op
-    return parse_spec(spec, "test")
+def _cpu(by_op=None):
+    extra = {} if by_op is None else {"transcendentals_per_s_by_op": by_op}
+    return parse_spec(cpu_spec(**extra), "test")
 
 
 def _kernel():
