@@ -32,8 +32,16 @@ run instead:
    Loop and conditional thunks are containers: their bodies' thunks are counted, the
    container itself is not.
 
-Only the host CPU backend is read today: XLA:GPU's kernel events live on the device's
-own plane and are named after the kernels, not the instructions.
+On XLA:GPU the kernels' events live on the device's own plane (CUPTI's activity records,
+one line per stream) and are named after the CUDA kernels; each carries the HLO
+instruction it was launched for as its `hlo_op` statistic, which stands in for the
+thunk's name. A kernel launched from a command buffer (a CUDA graph XLA records several
+thunks into) carries the command buffer's name instead; a fused kernel's own name is
+then its instruction's with `.` and `-` made `_`, but a library kernel (cuBLAS's) says
+nothing of its instruction. Profiles are therefore compiled with command buffers off
+(`xla_gpu_enable_command_buffer` empty), which leaves each kernel's time as it is and
+moves only launch gaps, which are in the wall time, not the busy time. Kernels of one
+stream run one at a time, so their exclusive time is their own.
 """
 
 from __future__ import annotations
@@ -56,6 +64,12 @@ _CONTAINERS = ("while", "conditional", "call")
 # profiler events of XLA:CPU's runtime that are not thunks
 _RUNTIME_EVENTS = ("ThreadpoolListener", "ThunkExecutor")
 _END = "end: "
+# XLA:GPU: the `hlo_op` of kernels launched from a command buffer, and the prefix under
+# which `_device_events` passes their own kernel name on
+_COMMAND_BUFFER = "command_buffer"
+_KERNEL_NAME = "kernel: "
+# XLA:GPU debug option that, empty, runs every thunk on its own (no CUDA graphs)
+NO_COMMAND_BUFFERS = (("xla_gpu_enable_command_buffer", ""),)
 # FLOP per byte at which an op's compute and memory weigh the same when a thunk's time
 # is split over several kernels (the reference CPUs: 85-173 GFLOP/s, 4-17 GB/s)
 BALANCE = 20.0
@@ -246,10 +260,76 @@ def _host_events(xspace_path: str) -> list[tuple[int, int, str]]:
             for e in line.events]
 
 
-def profile_step(data: bytes | str, label: str, *, steps: int = 5,
-                 warmup: int = 3) -> StepProfile:
-    """Profile one single-device program's step on the local CPU backend (see the
-    module's docstring). MeasurementError when it cannot be compiled, run or read."""
+def _device_events(xspace_path: str) -> list[tuple[int, int, str]]:
+    """(start ns, duration ns, HLO instruction) of the GPU kernels in a trace: the
+    events of the device planes' stream lines that name their instruction (`hlo_op`);
+    copies and the profiler's derived lines ("XLA Ops", "XLA Modules") are left out."""
+    from jax.profiler import ProfileData
+
+    data = ProfileData.from_file(xspace_path)
+    out = []
+    for plane in data.planes:
+        if not plane.name.startswith("/device:GPU"):
+            continue
+        for line in plane.lines:
+            if line.name.startswith("XLA"):
+                continue
+            for e in line.events:
+                op = str(dict(e.stats).get("hlo_op") or "")
+                if op.startswith(_COMMAND_BUFFER):
+                    op = _KERNEL_NAME + e.name   # resolved against the module's names
+                if op:
+                    out.append((e.start_ns, e.duration_ns, op))
+    return out
+
+
+def resolve_kernel_names(events: list[tuple[int, int, str]], instructions: Iterable[str]
+                         ) -> list[tuple[int, int, str]]:
+    """Events named after a command buffer's kernel (`_device_events`) renamed to the
+    instruction whose name, `.` and `-` made `_`, is the kernel's; the others keep the
+    command buffer's kernel name and stay unmapped."""
+    by_kernel = {name.replace(".", "_").replace("-", "_"): name for name in instructions}
+    out = []
+    for start, duration, name in events:
+        if name.startswith(_KERNEL_NAME):
+            kernel = name[len(_KERNEL_NAME):]
+            name = by_kernel.get(kernel, kernel)
+        out.append((start, duration, name))
+    return out
+
+
+@dataclass
+class PreparedStep:
+    """A program compiled for profiling: its ops labelled, its kernels analysed, its
+    executable and random arguments ready (`prepare_step`)."""
+
+    label: str
+    platform: str
+    analysis: Any
+    executable: Any
+    args: list[Any]
+    labels: dict[str, set[str]]
+    containers: set[str]
+    computing: set[str]
+    unnamed: dict[str, tuple[str, int]]
+
+    def call(self) -> Any:
+        """One step, waited for."""
+        import jax
+
+        return jax.block_until_ready(
+            self.executable.execute_sharded(self.args).disassemble_into_single_device_arrays())
+
+    def optimized_hlo(self) -> str:
+        """The compiled module as XLA runs it (after its fusion passes)."""
+        return str(self.executable.hlo_modules()[0].to_string())
+
+
+def prepare_step(data: bytes | str, label: str, *, for_profile: bool = True) -> PreparedStep:
+    """Label, analyse and compile one single-device program on the local CPU or GPU
+    backend, with random arguments; `for_profile` compiles a GPU program with command
+    buffers off (see the module's docstring), else as jax would. MeasurementError when
+    it cannot be compiled."""
     import jax
 
     from ..hardware.timing import random_args
@@ -259,19 +339,26 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
     from .partition import module_bytecode
     from .xla_compile import compile_stablehlo, entry_arguments
 
-    if steps < 1 or warmup < 0:
-        raise MeasurementError(f"{label}: steps {steps}, warmup {warmup}: need at least one "
-                               "step and no negative warm-up")
     device = jax.devices()[0]
-    if device.platform != "cpu":
-        raise MeasurementError(f"{label}: step profiles are read from XLA:CPU only; the "
-                               f"local backend is {device.platform}")
+    if device.platform not in ("cpu", "gpu"):
+        raise MeasurementError(f"{label}: step profiles are read from XLA:CPU and XLA:GPU "
+                               f"only; the local backend is {device.platform}")
     module = parse_module(data.encode() if isinstance(data, str) else data, label)
     label_ops(module)
     analysis = analyze(load_program(module.operation.get_asm(enable_debug_info=True)))
     specs = entry_arguments(module, label)
+    overrides = NO_COMMAND_BUFFERS if for_profile and device.platform == "gpu" else ()
+    bytecode = module_bytecode(module)
     try:
-        executable = compile_stablehlo(device.client, [device], module_bytecode(module))
+        try:
+            executable = compile_stablehlo(device.client, [device], bytecode,
+                                           overrides=overrides)
+        except Exception:
+            if not overrides:
+                raise
+            # an XLA that does not know the option: kernels in command buffers keep
+            # their fused names, only library calls go unmapped
+            executable = compile_stablehlo(device.client, [device], bytecode)
     except Exception as exc:   # XLA's own error types are not importable by name
         raise MeasurementError(f"{label}: XLA could not compile it: "
                                f"{str(exc).splitlines()[0][:200]}") from exc
@@ -279,13 +366,21 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
     labels, containers = thunk_labels(hlo_module)
     computing, unnamed = compute_thunks(hlo_module, labels)
     args = random_args(specs, np.random.default_rng(0))
+    return PreparedStep(label, device.platform, analysis, executable, args, labels,
+                        containers, computing, unnamed)
 
-    def call() -> Any:
-        return jax.block_until_ready(
-            executable.execute_sharded(args).disassemble_into_single_device_arrays())
 
+def profile_prepared(step: PreparedStep, *, steps: int = 5, warmup: int = 3,
+                     keep_trace: str | None = None) -> StepProfile:
+    """Run a prepared step `warmup` times, then `steps` times under XLA's profiler, and
+    split its time among its kernels; `keep_trace` copies the trace file there."""
+    import jax
+
+    if steps < 1 or warmup < 0:
+        raise MeasurementError(f"{step.label}: steps {steps}, warmup {warmup}: need at "
+                               "least one step and no negative warm-up")
     for _ in range(warmup):
-        call()
+        step.call()
     trace_dir = tempfile.mkdtemp(prefix="stablecost-profile-")
     walls = []
     try:
@@ -293,18 +388,34 @@ def profile_step(data: bytes | str, label: str, *, steps: int = 5,
         try:
             for _ in range(steps):
                 start = time.perf_counter()
-                call()
+                step.call()
                 walls.append(time.perf_counter() - start)
         finally:
             jax.profiler.stop_trace()
         found = glob.glob(f"{trace_dir}/**/*.xplane.pb", recursive=True)
         if not found:
-            raise MeasurementError(f"{label}: the profiler wrote no trace")
-        events = _host_events(found[0])
+            raise MeasurementError(f"{step.label}: the profiler wrote no trace")
+        if keep_trace is not None:
+            shutil.copyfile(found[0], keep_trace)
+        if step.platform == "cpu":
+            events = _host_events(found[0])
+        else:
+            events = resolve_kernel_names(_device_events(found[0]), step.labels)
     finally:
         shutil.rmtree(trace_dir, ignore_errors=True)
-    exclusive, busy = exclusive_seconds(thunk_intervals(events, containers))
-    return _attribute(analysis, labels, exclusive, busy, walls, unnamed, computing)
+    exclusive, busy = exclusive_seconds(thunk_intervals(events, step.containers))
+    return _attribute(step.analysis, step.labels, exclusive, busy, walls, step.unnamed,
+                      step.computing)
+
+
+def profile_step(data: bytes | str, label: str, *, steps: int = 5,
+                 warmup: int = 3) -> StepProfile:
+    """Profile one single-device program's step on the local CPU or GPU backend (see
+    the module's docstring). MeasurementError when it cannot be compiled, run or read."""
+    if steps < 1 or warmup < 0:
+        raise MeasurementError(f"{label}: steps {steps}, warmup {warmup}: need at least one "
+                               "step and no negative warm-up")
+    return profile_prepared(prepare_step(data, label), steps=steps, warmup=warmup)
 
 
 def op_weight(op: Any, cost: Any) -> float:

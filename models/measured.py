@@ -8,9 +8,10 @@ draws) and timed by the collector's rule for whole steps (`hardware.timing.measu
 least 5 and at most 30 calls or 3 s). The estimate is the whole step
 (`KernelEstimate.step_s`, the median). On one CPU device the step is then run again
 under XLA's profiler (`featurize.step_profile`: 3 warm-up and 5 profiled calls) and the
-kernel rows are the measured step split by each kernel's time inside the step; where
-that profile cannot be taken (several devices, a GPU backend, kernels the profile does
-not match), the rows are the roofline's shares of the step and the notes say so.
+kernel rows are the measured step split by each kernel's time inside the step (on one
+GPU device too); where that profile cannot be taken (several devices, a TPU backend,
+kernels the profile does not match), the rows are the roofline's shares of the step and
+the notes say so.
 
 What it covers: the chip the local backend is (`host-cpu` on CPU; on a GPU, the catalog
 chip the device is, if any: `hardware.fingerprint.local_machine`), and programs whose
@@ -183,10 +184,10 @@ def measure_program(program: Program) -> Measurement:
 def _with_profile(m: Measurement, data: bytes, label: str, devices: int,
                   here: Machine) -> Measurement:
     """`m` with each kernel's seconds inside the step, where a profile can be taken."""
-    if devices != 1 or here.backend != "cpu":
+    if devices != 1 or here.backend not in ("cpu", "gpu"):
         why = "several devices" if devices != 1 else f"the {here.backend} backend"
         return replace(m, no_profile=f"kernel times inside a step are read on one CPU "
-                                     f"device, not on {why}")
+                                     f"or GPU device, not on {why}")
     from ..featurize.step_profile import profile_step
 
     try:

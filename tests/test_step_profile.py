@@ -201,3 +201,31 @@ def test_collect_profiles_needs_stored_programs(tmp_path, capsys):
 
     assert main(["collect", "profiles", "--out", str(tmp_path)]) == 2
     assert "give --from-programs PATH" in capsys.readouterr().err
+
+
+def test_command_buffer_kernels_resolve_to_their_instructions():
+    from stablecost.featurize.step_profile import _KERNEL_NAME, resolve_kernel_names
+
+    events = [(0, 5, _KERNEL_NAME + "gemm_fusion_dot_3"), (5, 2, "cudnn-conv.20"),
+              (7, 1, _KERNEL_NAME + "nvjet_sm90_tst_128x128"), (8, 1, _KERNEL_NAME + "fusion_7")]
+    resolved = resolve_kernel_names(events, ["gemm_fusion_dot.3", "cudnn-conv.20", "fusion.7"])
+    assert [name for _, _, name in resolved] == [
+        "gemm_fusion_dot.3", "cudnn-conv.20", "nvjet_sm90_tst_128x128", "fusion.7"]
+
+
+def test_an_h100_trace_names_the_instructions_of_its_module():
+    """A real XLA:GPU trace (H100, jax 0.11.2, command buffers off): every kernel event
+    names an instruction of the optimized module it ran."""
+    import gzip
+    import re
+    from pathlib import Path
+
+    from stablecost.featurize.step_profile import _device_events, resolve_kernel_names
+
+    steps = Path(__file__).parents[1] / "benchmarks/timings/h100-sxm-69c6a60d/steps"
+    with gzip.open(steps / "mlp_train_step.optimized.hlo.gz", "rt") as f:
+        names = set(re.findall(r"^\s*(?:ROOT )?%?([\w.\-]+) = ", f.read(), re.M))
+    events = resolve_kernel_names(_device_events(str(steps / "mlp_train_step.xplane.pb")),
+                                  names)
+    assert len(events) >= 5 * 10    # five profiled steps of at least ten kernels
+    assert {name for _, _, name in events} <= names
