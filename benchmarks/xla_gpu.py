@@ -47,7 +47,7 @@ def programs(smoke: bool) -> list[tuple[str, Callable[[], str]]]:
     for name in SINGLE_DEVICE:
         path = ROOT / "examples" / "programs" / f"{name}.mlir"
         out.append((name, lambda path=path: path.read_text()))
-    import workloads   # examples/workloads, on the path above
+    import workloads  # examples/workloads, on the path above
     from workloads import llama, resnet
 
     if smoke:
