@@ -63,10 +63,13 @@ def measure_profile(sample: Any, *, flush: Any, rng: np.random.Generator
     return sample.stablehlo, stats, json.dumps(times, sort_keys=True)
 
 
-def kernel_seconds(kernel_times: str | None) -> dict[int, float] | None:
+def kernel_seconds(kernel_times: str | None, kernels: str = "analyze"
+                   ) -> dict[int, float] | None:
     """Seconds per step by kernel index of a profile row's `kernel_times`; None when
-    the row has none, they index another featurizer's kernels, or another rule split
-    the thunks among them."""
+    the row has none, they index another featurizer's kernels or kernels merged
+    otherwise than `kernels` says (`StepProfile.kernels`; a profile without the key
+    split the analysis's own kernels, as the first XLA:GPU profiles did), or another
+    rule split the thunks among them."""
     from ..featurize.program import FEATURIZER_VERSION
     from ..featurize.step_profile import SPLIT
 
@@ -74,6 +77,6 @@ def kernel_seconds(kernel_times: str | None) -> dict[int, float] | None:
         return None
     data = json.loads(kernel_times)
     if (str(data.get("featurizer_version")) != str(FEATURIZER_VERSION)
-            or data.get("split") != SPLIT):
+            or data.get("split") != SPLIT or data.get("kernels", "analyze") != kernels):
         return None
     return {int(k): float(v) for k, v in data["kernel_s"].items()}

@@ -51,7 +51,7 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -100,6 +100,9 @@ class StepProfile:
     # per thunk: its exclusive seconds per step and the `Kernel.index`es it was split over
     # (none: unmapped), for reading where a step's time goes; not stored with a profile
     thunk_s: Mapping[str, tuple[float, tuple[int, ...]]] = field(default_factory=dict)
+    # whose kernels the indices are: "analyze" (as XLA:CPU fuses), or "multi-output"
+    # (`analysis.for_chip_kind(..., "gpu")`, as XLA:GPU merges them)
+    kernels: str = "analyze"
 
     @property
     def wall_s(self) -> float:
@@ -114,7 +117,7 @@ class StepProfile:
         return {"kernel_s": {str(k): v for k, v in sorted(self.kernel_s.items())},
                 "unmapped_s": self.unmapped_s, "busy_s": self.busy_s,
                 "wall_s": self.wall_s, "steps": self.steps, "thunks": self.thunks,
-                "labels": LABEL_PREFIX, "split": SPLIT}
+                "labels": LABEL_PREFIX, "split": SPLIT, "kernels": self.kernels}
 
 
 def label_ops(module: Any) -> int:
@@ -333,7 +336,7 @@ def prepare_step(data: bytes | str, label: str, *, for_profile: bool = True) -> 
     import jax
 
     from ..hardware.timing import random_args
-    from .analysis import analyze
+    from .analysis import analyze, for_chip_kind
     from .ingest import load_program
     from .mlir import parse_module
     from .partition import module_bytecode
@@ -345,7 +348,9 @@ def prepare_step(data: bytes | str, label: str, *, for_profile: bool = True) -> 
                                f"only; the local backend is {device.platform}")
     module = parse_module(data.encode() if isinstance(data, str) else data, label)
     label_ops(module)
-    analysis = analyze(load_program(module.operation.get_asm(enable_debug_info=True)))
+    # the kernels a GPU runs are merged by multi-output fusion, as predictions for it are
+    analysis = for_chip_kind(analyze(load_program(
+        module.operation.get_asm(enable_debug_info=True))), device.platform)
     specs = entry_arguments(module, label)
     overrides = NO_COMMAND_BUFFERS if for_profile and device.platform == "gpu" else ()
     bytecode = module_bytecode(module)
@@ -404,8 +409,9 @@ def profile_prepared(step: PreparedStep, *, steps: int = 5, warmup: int = 3,
     finally:
         shutil.rmtree(trace_dir, ignore_errors=True)
     exclusive, busy = exclusive_seconds(thunk_intervals(events, step.containers))
-    return _attribute(step.analysis, step.labels, exclusive, busy, walls, step.unnamed,
-                      step.computing)
+    profile = _attribute(step.analysis, step.labels, exclusive, busy, walls, step.unnamed,
+                         step.computing)
+    return replace(profile, kernels="multi-output" if step.platform == "gpu" else "analyze")
 
 
 def profile_step(data: bytes | str, label: str, *, steps: int = 5,

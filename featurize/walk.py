@@ -53,6 +53,20 @@ _TRANSCENDENTAL_NAMES = ("exponential", "log", "tanh", "logistic", "power", "rsq
                          "cbrt", "sine", "cosine", "tan", "atan2", "erf")
 
 
+def scan_window(shape: list[int], attributes: dict) -> dict[str, Any]:
+    """The window of the cumulative reduce_window a `chlo.scan` along `dimension` is
+    (jax 0.11 lowers `jnp.cumsum` to the scan, jax 0.10 to that reduce_window): the
+    whole dimension, padded by its length - 1 before it (after it when reversed). It is
+    priced and featurized as that reduce_window, which the bundled models know."""
+    dim = int(attributes.get("dimension", 0))
+    n = shape[dim] if 0 <= dim < len(shape) else 1
+    padding = [[0, 0] for _ in shape]
+    if 0 <= dim < len(shape):
+        padding[dim] = [0, n - 1] if attributes.get("is_reverse") else [n - 1, 0]
+    return {"window_dimensions": [n if d == dim else 1 for d in range(len(shape))],
+            "window_strides": [1] * len(shape), "padding": padding}
+
+
 def walk(module: Any, label: str,
          channel_device_ids: dict[int, list[int]] | None = None) -> Program:
     """The program of `module`'s entry function (`label` names it in messages;
@@ -343,6 +357,10 @@ class _Walker:
                 attributes["backend_config"] = config
         elif name in _BODY_OPS:
             self._summarize_body(op, attributes)
+        elif name == "chlo.scan":
+            name = "stablehlo.reduce_window"
+            self._summarize_body(op, attributes)
+            attributes.update(scan_window(op.operands[0].type.shape, attributes))
         elif name not in _KNOWN and len(op.regions):
             # an op with regions we do not know: walk them as part of the program
             for region in op.regions:

@@ -426,3 +426,29 @@ def test_pallas_kernel_is_priced_by_its_authors_estimate_or_reported():
     assert [u.opcode for u in a.unpriced] == ["custom_call"]
     assert any("no cost rule" in note and "custom_call @tpu_custom_call" in note
                for note in a.notes)
+
+
+CHLO_SCAN = """
+func.func @main(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<8xf32>
+  %0:2 = chlo.scan(%x) inits (%c) dimension=1 attributes {is_associative = true, is_reverse = false} {
+  ^bb0(%in: tensor<8xf32>, %carry: tensor<8xf32>):
+    %1 = stablehlo.add %in, %carry : tensor<8xf32>
+    stablehlo.return %1, %1 : tensor<8xf32>, tensor<8xf32>
+  } : (tensor<8x1024xf32>, tensor<8xf32>) -> (tensor<8x1024xf32>, tensor<8xf32>)
+  return %0#0 : tensor<8x1024xf32>
+}
+"""
+
+
+def test_chlo_scan_is_priced_as_the_cumulative_reduce_window_jax_0_10_lowered():
+    """jax 0.11 lowers jnp.cumsum to chlo.scan; it is read as the reduce_window it was."""
+    from stablecost.featurize.analysis import analyze
+
+    analysis = analyze(CHLO_SCAN)
+    (scan,) = [op for op in analysis.program.ops if op.opcode == "reduce_window"]
+    assert scan.attributes["window_dimensions"] == [1, 1024]
+    assert scan.attributes["padding"] == [[0, 0], [1023, 0]]
+    cost = analysis.costs[scan.index]
+    assert cost.flops == 8 * 1024 * 17          # XLA's tiled scan: 17 adds per element
+    assert sum(cost.read_bytes) == 8 * 1024 * 4 + 8 * 4
