@@ -41,7 +41,7 @@ construction, and fall back to the roofline (`cpu_kernel_kind`):
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -161,6 +161,16 @@ def uncovered_rows(cpu_kind: np.ndarray | None, hw: Hardware,
     if loop_convolutions_uncovered(hw, kernel_meta):
         outside |= kinds == LOOP_NEST_CONVOLUTION
     return outside if outside.any() else None
+
+
+def table_uncovered_rows(analyses: Sequence[Any], hw: Hardware,
+                         table: Mapping[str, Sequence[str]]) -> np.ndarray:
+    """Per feature row of `analyses` (their priced, non-collective kernels in order, as
+    `train.data.featurize_rows` lays them out), whether a model trained on `table` does
+    not cover it on `hw` (`uncovered`): what a prediction prices by the roofline."""
+    return np.array([bool(uncovered(k, a.program, hw, table))
+                     for a in analyses for k in a.kernels
+                     if k.kind != "collective" and k.priced], dtype=bool)
 
 
 def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,

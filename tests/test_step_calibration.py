@@ -7,6 +7,8 @@ import dataclasses
 import json
 import math
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -32,6 +34,9 @@ from stablecost.train.step_calibration import (
     held_out_log_ratios,
     predict_sums,
 )
+
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _sums(n: int = 60, seed: int = 0) -> tuple[ProgramSums, np.ndarray]:
@@ -86,6 +91,36 @@ def test_the_fit_recovers_known_terms_and_prices_as_step_s_does():
         launches=np.bincount(groups, counts, minlength=2)[None, :].astype(float))
     assert calibration.step_s(groups, kernel_s, counts) == pytest.approx(
         float(predict_sums(calibration, one)[0]))
+
+
+def test_pinned_scales_stay_at_one_and_the_overheads_are_fitted():
+    sums, terms = _sums()
+    # the same steps less what scales other than 1 added: only the floor and the
+    # per-launch terms are left to find
+    measured = sums.measured_s - sum((terms[1 + 2 * g] - 1.0) * sums.seconds[:, g]
+                                     for g in range(len(GROUPS)))
+    fitted = fit_terms(sums.design(), measured, pin_scales=True)
+    assert fitted[1::2] == pytest.approx([1.0] * len(GROUPS))
+    assert fitted[0::2] == pytest.approx(terms[0::2], rel=1e-6, abs=1e-12)
+
+
+def test_gpu_program_sums_price_uncovered_kernels_by_the_roofline_as_predict_does():
+    """The shared GPU bundle prices kernels outside its data (a TF32 dot, say) at their
+    roofline time; the calibration's sums must see the step `predict` gives."""
+    from stablecost.hardware import get_hardware
+    from stablecost.models.learned import GPU_BUNDLE, load_kernel_model
+    from stablecost.train.data import load_frame, pick_dataset
+    from stablecost.train.step_calibration import program_sums
+
+    dataset = pick_dataset(ROOT / "data" / "h100-sxm-69c6a60d", None)
+    frame = load_frame(dataset, "program", seed=0).head(3)
+    models = load_kernel_model(GPU_BUNDLE)
+    sums = program_sums(frame, get_hardware("H100-SXM"), models, progress=False)
+    assert (sums.fixed_s > 0).all()
+    for i, text in enumerate(frame["stablehlo"]):
+        learned_s = stablecost.predict(text, "H100-SXM", fidelity="learned").step_time_s
+        assert models.floor_s + sums.seconds[i].sum() + sums.fixed_s[i] == \
+            pytest.approx(learned_s, rel=1e-4)
 
 
 def test_a_group_never_goes_below_its_share_of_the_kernel_sum():

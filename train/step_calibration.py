@@ -24,7 +24,7 @@ import numpy as np
 
 from ..datasets import store
 from ..errors import ModelError
-from ..models.coverage import uncovered_rows
+from ..models.coverage import table_uncovered_rows, uncovered_rows
 from ..models.learned import bundle_path, load_kernel_model
 from ..models.step_calibration import (
     GROUPS,
@@ -83,13 +83,18 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
     does not cover there (`models.coverage.uncovered_rows`) go into `fixed_s` at their
     roofline time instead, as `models.learned.predict_kernels` prices them."""
     priced_hw, _ = models.pricing_hardware(hw)
-    f, _ = featurize_rows(frame, priced_hw,
-                          progress=stderr_progress("featurized programs") if progress else None)
+    table = models.coverage
+    f, analyses = featurize_rows(
+        frame, priced_hw, keep_analyses=table is not None,
+        progress=stderr_progress("featurized programs") if progress else None)
     if f.failures:
         raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
                          f"{f.failures[0]}")
     predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
-    outside = uncovered_rows(f.cpu_kind, priced_hw, models.kernel_meta)
+    if table is not None and analyses is not None:    # a GPU bundle's kernel classes
+        outside = table_uncovered_rows(analyses, priced_hw, table)
+    else:
+        outside = uncovered_rows(f.cpu_kind, priced_hw, models.kernel_meta)
     if outside is None:
         outside = np.zeros(len(predicted), dtype=bool)
     groups = kernel_groups(f.X)
@@ -109,9 +114,11 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
                        physical)
 
 
-def fit_terms(design: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
+def fit_terms(design: np.ndarray, measured_s: np.ndarray, *,
+              pin_scales: bool = False) -> np.ndarray:
     """(floor, then scale and per-launch seconds per group) minimizing squared relative
-    error, floor and scales >= 0."""
+    error, floor and scales >= 0; `pin_scales` keeps the scales at 1 and fits the floor
+    and per-launch terms alone (GPU data: see `fit_step_calibration`)."""
     from scipy.optimize import lsq_linear
 
     if len(measured_s) < design.shape[1] * 3:
@@ -120,9 +127,12 @@ def fit_terms(design: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
                          f"{design.shape[1] * 3})")
     lower = np.zeros(design.shape[1])
     lower[2::2] = -np.inf                        # the per-launch terms
+    upper = np.full(design.shape[1], np.inf)
+    if pin_scales:
+        lower[1::2], upper[1::2] = 1.0, 1.0 + 1e-12
     weight = 1.0 / measured_s
     return lsq_linear(design * weight[:, None], measured_s * weight,
-                      bounds=(lower, np.inf)).x
+                      bounds=(lower, upper)).x
 
 
 def calibration_from(terms: np.ndarray, **kwargs: Any) -> StepCalibration:
@@ -139,7 +149,8 @@ def predict_sums(calibration: StepCalibration, sums: ProgramSums) -> np.ndarray:
     return calibration.floor_s + parts.sum(axis=1) + fixed
 
 
-def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
+def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray, *,
+                        pin_scales: bool = False) -> np.ndarray:
     """log(measured / predicted) of each of `rows`, priced by a fit without its family."""
     design = sums.design()
     out = np.zeros(len(rows))
@@ -147,7 +158,8 @@ def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
         held = rows[sums.family[rows] == family]
         fit_rows = rows[sums.family[rows] != family]
         calibration = calibration_from(fit_terms(design[fit_rows],
-                                                 sums.fit_target_s()[fit_rows]))
+                                                 sums.fit_target_s()[fit_rows],
+                                                 pin_scales=pin_scales))
         predicted = predict_sums(calibration, sums.take(held))
         out[np.searchsorted(rows, held)] = np.log(sums.measured_s[held] / predicted)
     return out
@@ -155,24 +167,55 @@ def held_out_log_ratios(sums: ProgramSums, rows: np.ndarray) -> np.ndarray:
 
 
 
+def _shared_gpu_model(hardware: str) -> Any:
+    """The shared GPU bundle's kernel model, for a GPU with no bundle of its own (the
+    one `models.learned.models_for` prices it with); None for any other chip."""
+    from ..hardware import get_hardware
+    from ..models.learned import GPU_BUNDLE
+
+    if get_hardware(hardware).kind != "gpu":
+        return None
+    return load_kernel_model(GPU_BUNDLE)
+
+
+def calibration_bundle(hardware: str) -> Path:
+    """Where the step calibration of `hardware`'s data goes: its own bundle, or the
+    shared GPU bundle that prices it."""
+    own = bundle_path(hardware)
+    if (own / "kernel_xgb").is_dir() or _shared_gpu_model(hardware) is None:
+        return own
+    from ..models.learned import GPU_BUNDLE
+
+    return bundle_path(GPU_BUNDLE)
+
+
 def fit_step_calibration(data: str | Path, *, hardware: str | None = None, seed: int = 0,
-                         models: Any = None) -> tuple[StepCalibration, dict[str, Any]]:
-    """The calibration for the bundle of `data`'s hardware, and a report of its fit."""
+                         models: Any = None, pin_scales: bool = False
+                         ) -> tuple[StepCalibration, dict[str, Any]]:
+    """The calibration for the bundle of `data`'s hardware, and a report of its fit.
+
+    `pin_scales` fits the floor and per-launch terms with the scales held at 1: on
+    data whose programs are all short (the zoo takes 0.1-1 ms on an H100), a scale and
+    a per-launch term cannot be told apart, and free scales fitted there (0.32 and 0.05
+    on the H100) shrink long steps (`benchmarks/gpu_steps.py` compares both)."""
     dataset = pick_dataset(data, hardware)
     info = store.DatasetInfo.read(dataset)
-    models = models or load_kernel_model(info.hardware)
+    models = models or load_kernel_model(info.hardware) or _shared_gpu_model(info.hardware)
     if models is None:
         raise ModelError(f"no bundled kernel model for {info.hardware}: train one first "
                          "(`stablecost train xgboost`)")
     hw = dataset_hardware(dataset)
+    pin = pin_scales
     sums = program_sums(load_frame(dataset, "program", seed=seed), hw, models)
     fit_rows = np.flatnonzero(sums.split != "test")
     test = np.flatnonzero(sums.split == "test")
-    terms = fit_terms(sums.design()[fit_rows], sums.fit_target_s()[fit_rows])
-    residuals = held_out_log_ratios(sums, fit_rows)
+    terms = fit_terms(sums.design()[fit_rows], sums.fit_target_s()[fit_rows],
+                      pin_scales=pin)
+    residuals = held_out_log_ratios(sums, fit_rows, pin_scales=pin)
     low, high = (float(q) for q in np.quantile(residuals, [(1 - COVERAGE) / 2,
                                                             (1 + COVERAGE) / 2]))
     meta = {"dataset": info.path.name, "fitted_rows": int(len(fit_rows)),
+            "pinned_scales": bool(pin),
             "kernel_model": {"data_digest": models.kernel_meta.get("data_digest")},
             "hardware": info.hardware}
     calibration = calibration_from(terms, min_kernels=int(sums.kernels[fit_rows].min()),
@@ -209,7 +252,7 @@ def train_step_calibration(data: str | Path, *, hardware: str | None = None, see
 
     calibration, report = fit_step_calibration(data, hardware=hardware, seed=seed)
     hardware_name = str(calibration.meta["hardware"])
-    target = Path(save) if save else bundle_path(hardware_name) / MODEL_NAME
+    target = Path(save) if save else calibration_bundle(hardware_name) / MODEL_NAME
     tracking.configure(tracking_uri, experiment)
     with mlflow.start_run(run_name=f"step-calibration-{hardware_name}"):
         mlflow.log_params({"model": MODEL_NAME, "dataset": calibration.meta["dataset"],
@@ -227,14 +270,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="data/cpu")
     parser.add_argument("--hardware", default=None)
+    parser.add_argument("--pin-scales", action="store_true",
+                        help="hold the scales at 1, fit the floor and per-launch terms")
     parser.add_argument("--write", action="store_true",
                         help=f"save it into the bundle ({MODEL_NAME}/)")
     args = parser.parse_args(argv)
-    calibration, report = fit_step_calibration(args.data, hardware=args.hardware)
+    calibration, report = fit_step_calibration(args.data, hardware=args.hardware,
+                                               pin_scales=args.pin_scales)
     print(json.dumps(report, indent=1))
     if args.write:
         hardware = store.DatasetInfo.read(pick_dataset(args.data, args.hardware)).hardware
-        print(f"wrote {calibration.save(bundle_path(hardware) / MODEL_NAME)}")
+        print(f"wrote {calibration.save(calibration_bundle(hardware) / MODEL_NAME)}")
     return 0
 
 

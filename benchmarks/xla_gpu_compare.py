@@ -1,0 +1,237 @@
+"""Our kernels and predictions against XLA:GPU's own, on steps measured on a real GPU
+(`benchmarks/xla_gpu.py`'s output; committed for the H100 under
+`benchmarks/timings/h100-sxm-69c6a60d/steps/`).
+
+    .venv/bin/python benchmarks/xla_gpu_compare.py [--steps DIR] [--hardware H100-SXM]
+
+Prints two Markdown tables with the date and commit:
+
+- kernels: per program, the kernels one step launches and the bytes at their
+  boundaries, as XLA:GPU compiled it (its optimized HLO: every instruction of an
+  executed computation that launches work, fusions and library calls alike, times its
+  loop's known trip count; bytes are each one's operands and results) beside ours
+  (`analysis.for_chip_kind(..., "gpu")`: multi-output fusion on), and the kernels the
+  profiler saw run;
+- steps: the measured step (the collector's rule for whole steps) beside every
+  fidelity's prediction for the chip, with each one's error.
+
+Reads only committed files and needs no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from _common import commit, today
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_STEPS = ROOT / "benchmarks" / "timings" / "h100-sxm-69c6a60d" / "steps"
+
+# bytes per element of HLO's element types
+_ELEMENT_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2,
+                  "f16": 2, "bf16": 2, "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8,
+                  "f64": 8, "c64": 8, "c128": 16}
+# instructions that launch no work of their own
+_FREE = {"parameter", "constant", "get-tuple-element", "tuple", "bitcast", "while",
+         "conditional", "call", "after-all", "partition-id", "replica-id", "opt-barrier",
+         "add-dependency", "domain"}
+_SLICES = {"slice", "dynamic-slice"}
+_COMPUTATION = re.compile(r"^(ENTRY )?%?([\w.\-]+) \(.*\{\s*$")
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT )?%?([\w.\-]+) = (.+?) ([a-z][\w\-]*)\((.*)$")
+_ARRAY = re.compile(r"\b([a-z]+\d*[a-z0-9]*)\[([0-9,]*)\]")
+
+
+def shape_bytes(shape: str) -> int:
+    """Bytes of an HLO shape string (arrays and tuples of them; layouts ignored)."""
+    total = 0
+    for dtype, dims in _ARRAY.findall(shape):
+        if dtype in _ELEMENT_BYTES:
+            n = 1
+            for d in (int(x) for x in dims.split(",") if x):
+                n *= d
+            total += n * _ELEMENT_BYTES[dtype]
+    return total
+
+
+def xla_kernels(hlo: str) -> tuple[float, float]:
+    """(kernels one step launches, bytes at their boundaries) of an optimized HLO
+    module's text: the entry computation and what its loops and branches run, each
+    while body times the loop's known trip count (once when XLA knows none)."""
+    computations: dict[str, list[tuple[str, str, str, str]]] = {}
+    entry = ""
+    current: list[tuple[str, str, str, str]] | None = None
+    for line in hlo.splitlines():
+        found = _COMPUTATION.match(line)
+        if found:
+            current = computations.setdefault(found.group(2), [])
+            entry = found.group(2) if found.group(1) else entry
+            continue
+        found = _INSTRUCTION.match(line)
+        if found and current is not None:
+            current.append(found.groups())   # type: ignore[arg-type]
+    weight: dict[str, float] = defaultdict(float)
+
+    def visit(name: str, times: float) -> None:
+        weight[name] += times
+        for _, _, opcode, rest in computations.get(name, ()):
+            trips = re.search(r'"known_trip_count":\{"n":"(\d+)"', rest)
+            n = float(trips.group(1)) if trips else 1.0
+            if opcode == "while":
+                for key in ("body", "condition"):
+                    called = re.search(rf"{key}=%?([\w.\-]+)", rest)
+                    if called:
+                        visit(called.group(1), times * (n if key == "body" else n + 1))
+            elif opcode == "conditional":
+                branches = re.search(r"branch_computations=\{([^}]*)\}", rest)
+                for called in (branches.group(1).split(",") if branches else ()):
+                    visit(called.strip().lstrip("%"), times)
+            elif opcode == "call":
+                called = re.search(r"to_apply=%?([\w.\-]+)", rest)
+                if called:
+                    visit(called.group(1), times)
+
+    visit(entry, 1.0)
+    kernels = moved = 0.0
+    for name, times in weight.items():
+        shapes = {n: shape for n, shape, _, _ in computations[name]}
+        for _, shape, opcode, rest in computations[name]:
+            if opcode in _FREE or opcode.endswith("-done"):   # an async pair: its start
+                continue
+            operands = [shapes.get(o.strip().lstrip("%"), "")
+                        for o in rest.split(")", 1)[0].split(",") if o.strip()]
+            called = re.search(r"calls=%?([\w.\-]+)", rest)
+            kernels += times
+            moved += times * _moved(shape, opcode, operands,
+                                    computations.get(called.group(1), []) if called else [])
+    return kernels, moved
+
+
+def _dims(shape: str) -> list[str]:
+    return [f"{t}[{d}]" for t, d in _ARRAY.findall(shape)]
+
+
+def _moved(shape: str, opcode: str, operands: list[str],
+           body: list[tuple[str, str, str, str]]) -> float:
+    """Bytes one launch of an instruction moves: what it reads of its operands and
+    writes of its results, with slices read as the slices, in-place updates
+    (dynamic-update-slice of a parameter) as the update, an async start as its slice."""
+    if opcode.endswith("-start"):
+        last = _dims(shape)[-1:]
+        return 2.0 * shape_bytes(" ".join(last))
+    if opcode in _SLICES:
+        return 2.0 * shape_bytes(shape) + sum(shape_bytes(o) for o in operands[1:])
+    if opcode == "dynamic-update-slice":
+        return 2.0 * sum(shape_bytes(o) for o in operands[1:])
+    writes = _dims(shape)
+    if not body:
+        return sum(shape_bytes(o) for o in operands) + shape_bytes(shape)
+    names = {r.split(")", 1)[0]: n for n, _, op, r in body if op == "parameter"}
+    body_shapes = {n: s for n, s, _, _ in body}
+    aliases = {n: n for n in names.values()}
+    for n, _, op, r in body:            # bitcasts of a parameter are the parameter
+        first = r.split(")", 1)[0].split(",")[0].strip().lstrip("%")
+        if op == "bitcast" and first in aliases:
+            aliases[n] = aliases[first]
+    in_place: set[str] = set()
+    updates = 0
+    for _, _, op, r in body:
+        args = [a.strip().lstrip("%") for a in r.split(")", 1)[0].split(",")]
+        if op == "dynamic-update-slice" and args and args[0] in aliases:
+            in_place.add(aliases[args[0]])
+            updates += shape_bytes(body_shapes.get(args[1], "")) if len(args) > 1 else 0
+    read = 0.0
+    for i, operand in enumerate(operands):
+        param = names.get(str(i))
+        if param in in_place:
+            for d in _dims(operand):    # the buffer stays where it is
+                if d in writes:
+                    writes.remove(d)
+            continue
+        read += shape_bytes(_sliced(body, i, operand))
+    return read + shape_bytes(" ".join(writes)) + updates
+
+
+def _sliced(body: list[tuple[str, str, str, str]], index: int, shape: str) -> str:
+    """The shape(s) a fused computation reads of its parameter `index`: the slices it
+    takes when every use of the parameter is a (dynamic) slice, else the whole."""
+    names = [n for n, _, op, r in body if op == "parameter" and r.startswith(f"{index})")]
+    if not names:
+        return shape
+    use = re.compile(rf"[(,\s]%?{re.escape(names[0])}[,)]")
+    users = [(s, op) for _, s, op, r in body if op != "parameter" and use.search("(" + r)]
+    if users and all(op in _SLICES for _, op in users):
+        return " ".join(s for s, _ in users)
+    return shape
+
+
+def ours(text: str, hardware: str) -> tuple[float, float]:
+    """(kernels, bytes at their boundaries) of our GPU analysis of the program."""
+    from stablecost.featurize.analysis import analyze, for_chip_kind
+
+    analysis = for_chip_kind(analyze(text), "gpu")
+    kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
+    return sum(k.count for k in kernels), float(analysis.fused_bytes_accessed)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", default=str(DEFAULT_STEPS))
+    parser.add_argument("--hardware", default="H100-SXM")
+    args = parser.parse_args()
+    steps = Path(args.steps)
+    results = json.loads((steps / "results.json").read_text())
+    machine = json.loads((steps / "machine.json").read_text())
+    import stablecost
+
+    print(f"XLA:GPU's kernels and steps against ours on {args.hardware}, {today()}, commit "
+          f"{commit()}: benchmarks/xla_gpu_compare.py --steps {args.steps}")
+    from stablecost.hardware.fingerprint import fingerprint_id
+
+    print(f"measured on {machine['machine']['device_name']} (fingerprint "
+          f"{fingerprint_id(machine['machine']['fingerprint'])}, jax {machine['jax']})\n")
+    print("| program | XLA:GPU kernels | ours | distinct kernels profiled | XLA:GPU boundary bytes "
+          "| ours | ours / XLA |")
+    print("|---|---|---|---|---|---|---|")
+    rows = []
+    for name, row in results.items():
+        if "step" not in row:
+            print(f"| {name} | {row.get('error', 'not measured')[:60]} |||||")
+            continue
+        with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
+            xla_count, xla_bytes = xla_kernels(f.read())
+        with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
+            text = f.read()
+        our_count, our_bytes = ours(text, args.hardware)
+        profiled = row.get("profile", {}).get("thunks", "")
+        print(f"| {name} | {xla_count:,.0f} | {our_count:,.0f} | {profiled} | "
+              f"{xla_bytes / 1e6:,.1f} MB | {our_bytes / 1e6:,.1f} MB | "
+              f"{our_bytes / xla_bytes:.2f} |")
+        rows.append((name, text, row["step"]["median_s"]))
+    print("\n| program | measured | learned | error | roofline | error |")
+    print("|---|---|---|---|---|---|")
+    errors: dict[str, list[float]] = defaultdict(list)
+    for name, text, measured in rows:
+        p = stablecost.predict(text, args.hardware, fidelity="all")
+        cells = []
+        for fidelity in ("learned", "roofline"):
+            got = p.by_fidelity.get(fidelity)
+            if got is None:
+                cells += ["—", ""]
+                continue
+            err = got.step_time_s / measured - 1
+            errors[fidelity].append(abs(err))
+            cells += [f"{got.step_time_s * 1e3:.3f} ms", f"{err:+.0%}"]
+        print(f"| {name} | {measured * 1e3:.3f} ms | " + " | ".join(cells) + " |")
+    print("\n" + ", ".join(f"{f}: MAPE {100 * sum(e) / len(e):.1f} % over {len(e)} programs"
+                           for f, e in errors.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
