@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +33,6 @@ from stablecost.train.step_calibration import (
     held_out_log_ratios,
     predict_sums,
 )
-
 
 ROOT = Path(__file__).resolve().parents[1]
 
