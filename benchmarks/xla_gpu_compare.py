@@ -27,6 +27,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from _common import commit, today
 
@@ -230,7 +231,84 @@ def main() -> int:
         print(f"| {name} | {measured * 1e3:.3f} ms | " + " | ".join(cells) + " |")
     print("\n" + ", ".join(f"{f}: MAPE {100 * sum(e) / len(e):.1f} % over {len(e)} programs"
                            for f, e in errors.items()))
+    kernel_table(results, steps, args.hardware)
     return 0
+
+
+def profiled_kernels(text: str, hlo: str, profile: dict) -> tuple[Any, dict[int, float]]:
+    """(our GPU analysis of the program, seconds per step of each of its kernels inside
+    the profiled step): the profile's per-instruction times split over our kernels by
+    the op labels the optimized HLO carries, as `featurize.step_profile` splits them."""
+    from stablecost.featurize.analysis import analyze, for_chip_kind
+    from stablecost.featurize.ingest import load_program
+    from stablecost.featurize.mlir import parse_module
+    from stablecost.featurize.step_profile import (
+        _attribute,
+        compute_thunks,
+        label_ops,
+        thunk_labels,
+    )
+
+    module = parse_module(text.encode(), "program")
+    label_ops(module)
+    analysis = for_chip_kind(analyze(load_program(
+        module.operation.get_asm(enable_debug_info=True))), "gpu")
+    labels, _ = thunk_labels(hlo)
+    computing, unnamed = compute_thunks(hlo, labels)
+    exclusive = {name: seconds * 1e9 for name, seconds in profile["thunk_s"].items()}
+    split = _attribute(analysis, labels, exclusive, profile["busy_s"] * 1e9, [1.0],
+                       unnamed, computing)
+    return analysis, dict(split.kernel_s)
+
+
+def kernel_table(results: dict, steps: Path, hardware: str) -> None:
+    """Per kernel class, the kernels' time inside the profiled steps beside their
+    learned and roofline prices (programs whose profile maps 80 % of the busy time)."""
+    import numpy as np
+
+    import stablecost
+
+    totals: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    apes: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    used = []
+    for name, row in results.items():
+        profile = row.get("profile")
+        if not profile or not profile.get("thunk_s"):
+            continue
+        with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
+            text = f.read()
+        with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
+            hlo = f.read()
+        analysis, measured = profiled_kernels(text, hlo, profile)
+        if sum(measured.values()) < 0.8 * profile["busy_s"]:
+            continue
+        used.append(name)
+        learned = stablecost.predict(text, hardware, fidelity="learned").kernels
+        roofline = stablecost.predict(text, hardware, fidelity="roofline").kernels
+        ops = analysis.program.ops
+        for k, lk, rk in zip(analysis.kernels, learned, roofline):
+            if k.index not in measured:
+                continue
+            kind = k.kind if k.kind != "matmul" else (
+                "matmul: convolution" if any(ops[i].opcode == "convolution" for i in k.ops)
+                else "matmul: dot")
+            cell = totals[kind]
+            m = measured[k.index]
+            cell[0] += m
+            cell[1] += lk.total_time_s
+            cell[2] += rk.total_time_s
+            if m >= 10e-6:
+                apes[kind].append((abs(lk.total_time_s / m - 1), abs(rk.total_time_s / m - 1)))
+    print(f"\nKernels inside the profiled steps ({', '.join(used)}): time per step of each "
+          "class, and the median APE of kernels of 10 µs or more\n")
+    print("| class | measured | learned | roofline | kernels ≥ 10 µs | learned median APE "
+          "| roofline median APE |")
+    print("|---|---|---|---|---|---|---|")
+    for kind, (m, lt, rt) in sorted(totals.items(), key=lambda kv: -kv[1][0]):
+        pairs = np.array(apes.get(kind, [(np.nan, np.nan)]))
+        print(f"| {kind} | {m * 1e3:.2f} ms | {lt * 1e3:.2f} ms | {rt * 1e3:.2f} ms | "
+              f"{len(apes.get(kind, []))} | {100 * np.median(pairs[:, 0]):.0f} % | "
+              f"{100 * np.median(pairs[:, 1]):.0f} % |")
 
 
 if __name__ == "__main__":

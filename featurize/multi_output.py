@@ -215,7 +215,9 @@ class _MultiOutput:
         if self.program.value_types[v].num_elements <= 1:
             return      # an effective scalar is no profitable shared operand
         found = [k for k in self.readers.get(v, ()) if self.heroes[k] is not None]
-        found.sort(key=lambda k: (not self.multi[k], min(self.members[k])))
+        # as XLA ranks them: multi-output kernels first, then reductions
+        found.sort(key=lambda k: (not self.multi[k], self.kinds[k] != REDUCTION,
+                                  min(self.members[k])))
         merged: set[int] = set()
         for x, i in enumerate(found):
             if i in merged:

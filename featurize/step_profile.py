@@ -143,11 +143,32 @@ def label_ops(module: Any) -> int:
     return count
 
 
-def thunk_labels(hlo_module: Any) -> tuple[dict[str, set[str]], set[str]]:
+def hlo_instructions(hlo: Any) -> list[tuple[str, str, str, str]]:
+    """(computation, instruction name, opcode, the instruction's text) of every
+    instruction of a compiled HLO module, or of its text (`HloModule.to_string()`, as
+    `benchmarks/xla_gpu.py` keeps it). Structure comes from the module's API where
+    there is one; metadata and callee names, which it does not expose, from each
+    instruction's own text."""
+    import re
+
+    if not isinstance(hlo, str):
+        return [(c.name, i.name, str(i.opcode).rsplit(".k", 1)[-1].lower(), i.to_string())
+                for c in hlo.computations() for i in c.instructions()]
+    computation = re.compile(r"^(?:ENTRY )?%?([\w.\-]+) \(.*\{\s*$")
+    instruction = re.compile(r"^\s*(?:ROOT )?%?([\w.\-]+) = .*? ([a-z][\w\-]*)\(")
+    out, current = [], ""
+    for line in hlo.splitlines():
+        found = computation.match(line)
+        if found:
+            current = found.group(1)
+        elif (found := instruction.match(line)):
+            out.append((current, found.group(1), found.group(2).replace("-", "_"), line))
+    return out
+
+
+def thunk_labels(hlo: Any) -> tuple[dict[str, set[str]], set[str]]:
     """(instruction name -> the op labels it holds, its fused computations' included;
-    the names of container instructions) of a compiled HLO module. Structure comes from
-    the HLO module's API; the metadata and callee names, which it does not expose, from
-    each instruction's own text."""
+    the names of container instructions) of a compiled HLO module or its text."""
     import re
 
     op_name = re.compile(r'op_name="([^"]*)"')
@@ -157,17 +178,12 @@ def thunk_labels(hlo_module: Any) -> tuple[dict[str, set[str]], set[str]]:
     calls: dict[str, list[str]] = {}
     computations: dict[str, list[str]] = {}
     containers: set[str] = set()
-    for computation in hlo_module.computations():
-        names = computations.setdefault(computation.name, [])
-        for instruction in computation.instructions():
-            text = instruction.to_string()
-            names.append(instruction.name)
-            own[instruction.name] = {m for meta in op_name.findall(text)
-                                     for m in label.findall(meta)}
-            calls[instruction.name] = callee.findall(text)
-            opcode = str(instruction.opcode).rsplit(".k", 1)[-1].lower()
-            if opcode in _CONTAINERS:
-                containers.add(instruction.name)
+    for computation, name, opcode, text in hlo_instructions(hlo):
+        computations.setdefault(computation, []).append(name)
+        own[name] = {m for meta in op_name.findall(text) for m in label.findall(meta)}
+        calls[name] = callee.findall(text)
+        if opcode in _CONTAINERS:
+            containers.add(name)
     out: dict[str, set[str]] = {}
     for name, labels in own.items():
         held = set(labels)
@@ -190,19 +206,15 @@ def compute_thunks(hlo_module: Any, labels: Mapping[str, set[str]]
     computes: dict[str, bool] = {}
     calls: dict[str, list[str]] = {}
     unnamed: dict[str, tuple[str, int]] = {}
-    for computation in hlo_module.computations():
-        for instruction in computation.instructions():
-            opcode = str(instruction.opcode).rsplit(".k", 1)[-1].lower()
-            text = instruction.to_string()
-            computes[computation.name] = computes.get(computation.name, False) or \
-                opcode in _MATCHED
-            calls[instruction.name] = callee.findall(text)
-            if opcode in _MATCHED:
-                calls[instruction.name].append(computation.name)
-                found = shape.search(text)
-                if not labels.get(instruction.name) and found:
-                    dims = [int(d) for d in found.group(1).split(",") if d]
-                    unnamed[instruction.name] = (opcode, int(np.prod(dims)) if dims else 1)
+    for computation, name, opcode, text in hlo_instructions(hlo_module):
+        computes[computation] = computes.get(computation, False) or opcode in _MATCHED
+        calls[name] = callee.findall(text)
+        if opcode in _MATCHED:
+            calls[name].append(computation)
+            found = shape.search(text)
+            if not labels.get(name) and found:
+                dims = [int(d) for d in found.group(1).split(",") if d]
+                unnamed[name] = (opcode, int(np.prod(dims)) if dims else 1)
     running = {name for name, called in calls.items()
                if any(computes.get(c, False) for c in called)}
     return running, unnamed

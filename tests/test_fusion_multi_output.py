@@ -204,12 +204,90 @@ def test_batch_norm_as_jax_lowers_it_forward_and_backward():
             if k.kind == "reduction"] == [2]
     assert a.fused_bytes_accessed - gpu.fused_bytes_accessed == 262144
     # backward (the forward again, then the gradients): the forward's statistics are
-    # one kernel as above, and so are the gradients of the scale and of the bias, two
-    # sums over the batch of the incoming gradient (times x-hat for the scale)
+    # one kernel as above; the four sums over the batch the gradients need (of the
+    # incoming gradient, times x-hat, and the two the statistics' gradients add) read
+    # values XLA:GPU recomputes from x in each consumer (x - mean, the tanh's
+    # derivative), so they are siblings of x and one kernel that reads x once
     grad = jax.jit(jax.grad(loss, argnums=(0, 1, 2))).lower(*args)
     a = stablecost.analyze(stablecost.load_program(grad))
     gpu = for_chip_kind(a, "gpu")
     ops = a.program.ops
     assert len(gpu.kernels) < len(a.kernels)
-    assert sum(sum(ops[i].opcode == "reduce" for i in k.ops) == 2 for k in gpu.kernels) == 2
-    assert gpu.fused_bytes_accessed < a.fused_bytes_accessed
+    merged = [(sum(ops[i].opcode == "reduce" for i in k.ops), k.bytes_read)
+              for k in gpu.kernels if k.kind == "reduction"]
+    assert (2, 262144) in merged and (4, 262144 + 4 * 128 + 8) in merged
+    assert gpu.fused_bytes_accessed < a.fused_bytes_accessed / 4
+
+
+# A batch norm's centring as XLA:GPU runs it: c = f32(x) - mean feeds two reductions
+# and the step's bf16 output. x: bf16[1024,64] = 131072 B; c would be f32, 262144 B.
+CENTRED = """
+func.func @main(%x: tensor<1024x64xbf16>, %m: tensor<64xf32>)
+    -> (tensor<64xf32>, tensor<64xf32>, tensor<1024x64xbf16>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %xf = stablehlo.convert %x : (tensor<1024x64xbf16>) -> tensor<1024x64xf32>
+  %bm = stablehlo.broadcast_in_dim %m, dims = [1] : (tensor<64xf32>) -> tensor<1024x64xf32>
+  %c = stablehlo.subtract %xf, %bm : tensor<1024x64xf32>
+  %s1 = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1024x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %sq = stablehlo.multiply %c, %c : tensor<1024x64xf32>
+  %s2 = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1024x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %y = stablehlo.convert %c : (tensor<1024x64xf32>) -> tensor<1024x64xbf16>
+  return %s1, %s2, %y : tensor<64xf32>, tensor<64xf32>, tensor<1024x64xbf16>
+}
+"""
+
+
+def test_cheap_elementwise_values_are_recomputed_in_every_consumer_on_gpu():
+    # CPU rules: c is a kernel of its own (reads x 131072 + m 256, writes c 262144) and
+    # its three consumers read it back: sum (262144 + init 4, writes 256), sum of
+    # squares (the same) and the bf16 copy (262144, writes 131072): 1,311,496 B.
+    cpu = _kernels(CENTRED, multi_output=False)
+    assert len(cpu) == 4 and _total(cpu) == 1311496
+    # GPU rules: the subtract reads nothing from memory itself (its operands are a
+    # convert and a broadcast, recomputed too), so each consumer recomputes c from x;
+    # the three then read x alone and are siblings: one kernel reads x and m once and
+    # writes both sums and y: 131072 + 256 + 4 + 256 + 256 + 131072 = 262916 B.
+    gpu = _kernels(CENTRED, multi_output=True)
+    assert len(gpu) == 1 and _total(gpu) == 262916
+    assert gpu[0][1].count("reduce") == 2 and "subtract" in gpu[0][1]
+
+
+def test_a_value_that_reads_more_than_it_writes_is_stored_once():
+    # c = a + b reads two f32[1024,64] (524288 B) to write one (262144 B): recomputing
+    # it in the two reductions (over different dimensions, so no siblings) would read
+    # a and b twice. It is computed once, in the first sum's kernel (multi-output
+    # fusion of a producer into a consumer), which writes c for the other: 524288 + 4
+    # read, 262144 + 256 written; then 262144 + 4 read and 4096 written.
+    text = """
+func.func @main(%a: tensor<1024x64xf32>, %b: tensor<1024x64xf32>)
+    -> (tensor<64xf32>, tensor<1024xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %c = stablehlo.add %a, %b : tensor<1024x64xf32>
+  %s = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1024x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %r = stablehlo.reduce(%c init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1024x64xf32>, tensor<f32>) -> tensor<1024xf32>
+  return %s, %r : tensor<64xf32>, tensor<1024xf32>
+}
+"""
+    gpu = _kernels(text, multi_output=True)
+    assert sum(k[1].count("add") for k in gpu) == 1
+    assert _total(gpu) == 524292 + 262400 + 262148 + 4096
+
+
+def test_convolutions_keep_no_epilogue_on_gpu():
+    # conv + bias + ReLU: XLA:CPU and our CPU rules fuse the epilogue into the
+    # convolution's kernel; XLA:GPU calls cuDNN for the bare convolution
+    text = """
+func.func @main(%x: tensor<8x32x32x16xf32>, %w: tensor<3x3x16x16xf32>, %b: tensor<16xf32>)
+    -> tensor<8x32x32x16xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<8x32x32x16xf32>
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<8x32x32x16xf32>, tensor<3x3x16x16xf32>) -> tensor<8x32x32x16xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [3] : (tensor<16xf32>) -> tensor<8x32x32x16xf32>
+  %s = stablehlo.add %y, %bb : tensor<8x32x32x16xf32>
+  %r = stablehlo.maximum %s, %z : tensor<8x32x32x16xf32>
+  return %r : tensor<8x32x32x16xf32>
+}
+"""
+    assert [k[0] for k in _kernels(text, multi_output=False)] == ["matmul"]
+    gpu = _kernels(text, multi_output=True)
+    assert sorted(k[0] for k in gpu) == ["loop", "matmul"]
+    assert [k[1] for k in gpu if k[0] == "matmul"] == [["convolution"]]

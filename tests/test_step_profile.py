@@ -229,3 +229,22 @@ def test_an_h100_trace_names_the_instructions_of_its_module():
                                   names)
     assert len(events) >= 5 * 10    # five profiled steps of at least ten kernels
     assert {name for _, _, name in events} <= names
+
+
+def test_labels_read_from_an_optimized_hlo_text_are_the_modules():
+    """`benchmarks/xla_gpu.py` keeps XLA's optimized HLO as text; read back, it names
+    the same instructions, labels and containers as the compiled module does."""
+    from stablecost.featurize.step_profile import compute_thunks, prepare_step, thunk_labels
+
+    def step(x, w):
+        def body(carry, _):
+            return jnp.tanh(carry @ w), None
+
+        return jax.lax.scan(body, x, None, length=3)[0].sum()
+
+    text = jax.jit(step).lower(jnp.ones((16, 32)), jnp.ones((32, 32))).as_text()
+    module = prepare_step(text, "t").executable.hlo_modules()[0]
+    labels, containers = thunk_labels(module)
+    assert thunk_labels(module.to_string()) == (labels, containers)
+    assert containers and any(labels.values())
+    assert compute_thunks(module.to_string(), labels) == compute_thunks(module, labels)
