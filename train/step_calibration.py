@@ -91,6 +91,7 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
         raise ModelError(f"{len(f.failures)} program rows did not featurize, e.g. "
                          f"{f.failures[0]}")
     predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
+    outside: np.ndarray | None
     if table is not None and analyses is not None:    # a GPU bundle's kernel classes
         outside = table_uncovered_rows(analyses, priced_hw, table)
     else:
