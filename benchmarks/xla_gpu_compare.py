@@ -32,7 +32,7 @@ from typing import Any
 from _common import commit, today
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_STEPS = ROOT / "benchmarks" / "timings" / "h100-sxm-69c6a60d" / "steps"
+DEFAULT_STEPS = "benchmarks/timings/h100-sxm-69c6a60d/steps"
 
 # bytes per element of HLO's element types
 _ELEMENT_BYTES = {"pred": 1, "s8": 1, "u8": 1, "f8e4m3fn": 1, "f8e5m2": 1, "s16": 2, "u16": 2,
@@ -182,10 +182,10 @@ def ours(text: str, hardware: str) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", default=str(DEFAULT_STEPS))
+    parser.add_argument("--steps", default=DEFAULT_STEPS)
     parser.add_argument("--hardware", default="H100-SXM")
     args = parser.parse_args()
-    steps = Path(args.steps)
+    steps = ROOT / args.steps
     results = json.loads((steps / "results.json").read_text())
     machine = json.loads((steps / "machine.json").read_text())
     import stablecost
