@@ -148,17 +148,16 @@ def fuse(program: Program, costs: list[OpCost | None],
         return found
 
     def recomputable(op_index: int) -> bool:
-        """A cheap elementwise op whose operands from memory (not cheap ops that are
-        recomputed too) are no larger than its result: XLA:GPU duplicates it."""
+        """A cheap elementwise op that reads no more than it writes, counting every
+        operand but broadcasts, iotas and converts (always recomputed): XLA:GPU
+        duplicates it. An operand made by another elementwise op counts, so a chain
+        is duplicated only while each link has one such operand (x - mean, then
+        times gamma), never back through a residual add of two."""
         op = ops[op_index]
         if op.opcode not in _CHEAP_ELEMENTWISE:
             return False
-        read = 0
-        for vid in op.inputs:
-            source = producers[vid]
-            if source < 0 or (ops[source].opcode not in _CHEAP_ELEMENTWISE
-                              and ops[source].opcode not in _DUPLICABLE):
-                read += program.value_types[vid].nbytes
+        read = sum(program.value_types[vid].nbytes for vid in op.inputs
+                   if producers[vid] < 0 or ops[producers[vid]].opcode not in _DUPLICABLE)
         return read <= sum(program.value_types[v].nbytes for v in op.outputs)
 
     def new_kernel(op_index: int, kind: str) -> None:

@@ -205,10 +205,11 @@ class _MultiOutput:
     def _fits(self, a: int, b: int) -> bool:
         if self.reductions[a] + self.reductions[b] > MAX_REDUCTIONS:
             return False
+        # a value one of them reads from the other is neither an operand nor (unless
+        # needed elsewhere too) an extra output any more; what one reads that the other
+        # makes is among the other's outputs (it leaves that kernel)
         made = self.outputs[a] | self.outputs[b]
-        inside = {v for v in self.reads[a] | self.reads[b]
-                  if self.made_by.get(v, set()) & {a, b}}
-        return len((self.reads[a] | self.reads[b]) - inside) + len(made) \
+        return len((self.reads[a] | self.reads[b]) - made) + len(made) \
             <= MAX_OPERANDS_AND_OUTPUTS
 
     def _siblings(self, v: int) -> None:
