@@ -54,10 +54,15 @@ _LOOP_OPS = (ELEMENTWISE_OPS | TRANSCENDENTAL_OPS | MOVEMENT_OPS | QUANTIZE_OPS 
     "dynamic_update_slice", "rng", "select"}) - {"copy"}
 _DUPLICABLE = frozenset({"broadcast_in_dim", "broadcast", "iota", "convert",
                          "dynamic_broadcast_in_dim"})
-# elementwise ops XLA:GPU duplicates into several consumers (not "expensive" in its
-# sense: no transcendental, no division)
-_CHEAP_ELEMENTWISE = (ELEMENTWISE_OPS - {"divide", "remainder", "map", "power"}) - {
-    op for op in ELEMENTWISE_OPS if op.startswith("chlo.broadcast_")}
+# elementwise ops XLA:GPU recomputes in several consumers rather than storing their
+# result, when that saves memory traffic: the arithmetic, and the divisions and
+# exponentials of a softmax (an H100's optimized HLO of a LLaMA prefill recomputes the
+# scaled, masked exp of the attention scores in both the sum and the normalisation
+# instead of writing it)
+_CHEAP_ELEMENTWISE = (ELEMENTWISE_OPS - {"remainder", "map", "power"} - {
+    op for op in ELEMENTWISE_OPS if op.startswith("chlo.broadcast_")}) | {
+    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "tanh",
+    "rsqrt", "sqrt"}
 _CONVOLUTIONS = frozenset({"convolution", "dynamic_conv"})
 _MATMUL_OPS = frozenset({"dot_general", "dot", "convolution", "dynamic_conv",
                          "chlo.ragged_dot"})
@@ -122,6 +127,8 @@ def fuse(program: Program, costs: list[OpCost | None],
     for i, op in enumerate(ops):   # a copy priced free is elided: it names its source
         if op.opcode in COPY_OPS and (cost := costs[i]) is not None and cost.unit == "none":
             classes[i] = FREE
+        elif multi_output and op.opcode == "transpose" and _of_a_dot(program, i):
+            classes[i] = FREE      # XLA:GPU's layout assignment: the GEMM writes it so
     groups: list[list[int]] = [[] for _ in range(n)]   # op -> kernels it belongs to
     kinds: list[str] = []
     members: list[list[int]] = []
@@ -208,6 +215,23 @@ def fuse(program: Program, costs: list[OpCost | None],
     for position, kernel in enumerate(kernels):
         kernel.index = position
     return kernels
+
+
+def _of_a_dot(program: Program, op_index: int) -> bool:
+    """Whether the operand of a transpose is a dot's result, directly or through
+    converts and reshapes: XLA:GPU's layout assignment then has the GEMM write the
+    transposed layout and the transpose is a bitcast (an H100's optimized HLO of a LLaMA
+    prefill: the attention scores' transpose costs nothing)."""
+    ops, producers = program.ops, program.producers
+    vid = ops[op_index].inputs[0] if ops[op_index].inputs else -1
+    while vid >= 0 and producers[vid] >= 0:
+        source = ops[producers[vid]]
+        if source.opcode in ("dot_general", "dot"):
+            return True
+        if source.opcode not in ("convert", "reshape") or not source.inputs:
+            return False
+        vid = source.inputs[0]
+    return False
 
 
 def _measure(index: int, kind: str, member_ops: list[int], block: int, program: Program,
