@@ -164,11 +164,15 @@ def _sliced(body: list[tuple[str, str, str, str]], index: int, shape: str) -> st
     names = [n for n, _, op, r in body if op == "parameter" and r.startswith(f"{index})")]
     if not names:
         return shape
-    use = re.compile(rf"[(,\s]%?{re.escape(names[0])}[,)]")
-    users = [(s, op) for _, s, op, r in body if op != "parameter" and use.search("(" + r)]
-    if users and all(op in _SLICES for _, op in users):
-        return " ".join(s for s, _ in users)
-    return shape
+    sliced: list[str] = []
+    for _, s, op, r in body:
+        args = [a.strip().lstrip("%") for a in r.split(")", 1)[0].split(",")]
+        if op == "parameter" or names[0] not in args:
+            continue
+        if op not in _SLICES or args[0] != names[0]:
+            return shape          # read whole somewhere (an index is not a slice)
+        sliced.append(s)
+    return " ".join(sliced) if sliced else shape
 
 
 def ours(text: str, hardware: str) -> tuple[float, float]:
