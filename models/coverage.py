@@ -89,6 +89,46 @@ def coverage_table(kernels: Sequence[tuple[str, set[str]]]) -> dict[str, list[st
     return {cls: sorted(ops) for cls, ops in sorted(table.items())}
 
 
+# features whose training range per class a GPU bundle records (`class_ranges`), and how
+# far outside it (their log2 units: a factor of 2) a kernel may fall and still be priced
+RANGE_FEATURES = ("dot_batch", "dot_m", "dot_n", "dot_k", "flops", "bytes_read")
+RANGE_MARGIN = 1.0
+
+
+def class_ranges(rows: Sequence[tuple[str, np.ndarray]]) -> dict[str, dict[str, list[float]]]:
+    """{class: {feature: [min, max]}} of training kernels given as (class, feature row)."""
+    from .features import FEATURES
+
+    columns = [FEATURES.index(name) for name in RANGE_FEATURES]
+    out: dict[str, dict[str, list[float]]] = {}
+    for cls, x in rows:
+        entry = out.setdefault(cls, {n: [float("inf"), float("-inf")] for n in RANGE_FEATURES})
+        for name, c in zip(RANGE_FEATURES, columns):
+            lo, hi = entry[name]
+            entry[name] = [min(lo, float(x[c])), max(hi, float(x[c]))]
+    return dict(sorted(out.items()))
+
+
+def out_of_range(cls: str, x: np.ndarray,
+                 ranges: Mapping[str, Mapping[str, Sequence[float]]]) -> str:
+    """Why a kernel of class `cls` with feature row `x` lies outside its class's training
+    range (more than RANGE_MARGIN beyond it in a RANGE_FEATURES feature), "" if it does
+    not or the range is unknown. On an H100 the GEMM tables' bf16 GEMMs are all unbatched,
+    and the model priced XLA's batched attention GEMMs up to 2x apart from one retrain to
+    the next (benchmarks/RESULTS.md, "XLA:GPU on an H100")."""
+    from .features import FEATURES
+
+    bounds = ranges.get(cls)
+    if not bounds:
+        return ""
+    for name, (lo, hi) in bounds.items():
+        value = float(x[FEATURES.index(name)])
+        if value < lo - RANGE_MARGIN or value > hi + RANGE_MARGIN:
+            return (f"{cls} with {name} outside its training range (log2 {value:.1f}, "
+                    f"trained on {lo:.1f}-{hi:.1f})")
+    return ""
+
+
 def uncovered(kernel: Kernel, program: Program, hw: Hardware,
               table: Mapping[str, Sequence[str]]) -> str:
     """Why the model trained on `table` does not cover `kernel` on `hw` ("" if it does)."""
@@ -164,13 +204,20 @@ def uncovered_rows(cpu_kind: np.ndarray | None, hw: Hardware,
 
 
 def table_uncovered_rows(analyses: Sequence[Any], hw: Hardware,
-                         table: Mapping[str, Sequence[str]]) -> np.ndarray:
+                         table: Mapping[str, Sequence[str]], X: np.ndarray | None = None,
+                         ranges: Mapping[str, Any] | None = None) -> np.ndarray:
     """Per feature row of `analyses` (their priced, non-collective kernels in order, as
-    `train.data.featurize_rows` lays them out), whether a model trained on `table` does
-    not cover it on `hw` (`uncovered`): what a prediction prices by the roofline."""
-    return np.array([bool(uncovered(k, a.program, hw, table))
-                     for a in analyses for k in a.kernels
-                     if k.kind != "collective" and k.priced], dtype=bool)
+    `train.data.featurize_rows` lays them out, `X` their features), whether a model
+    trained on `table` (and `ranges`) does not cover it on `hw` (`uncovered`,
+    `out_of_range`): what a prediction prices by the roofline."""
+    kernels = [(k, a.program) for a in analyses for k in a.kernels
+               if k.kind != "collective" and k.priced]
+    out = np.array([bool(uncovered(k, program, hw, table)) for k, program in kernels],
+                   dtype=bool)
+    if ranges and X is not None:
+        out |= np.array([bool(out_of_range(kernel_class(k, program, hw), x, ranges))
+                         for (k, program), x in zip(kernels, X)], dtype=bool)
+    return out
 
 
 def with_roofline_fallback(predicted_s: np.ndarray, roofline_s: np.ndarray,

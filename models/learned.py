@@ -61,7 +61,13 @@ from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE
 from ..hardware import Hardware
 from ..hardware.fingerprint import cpu_identity, differences
-from .coverage import cpu_uncovered, missing_loop_rate_note, uncovered
+from .coverage import (
+    cpu_uncovered,
+    kernel_class,
+    missing_loop_rate_note,
+    out_of_range,
+    uncovered,
+)
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .roofline import KernelTime, kernel_times
@@ -310,6 +316,10 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         table = models.coverage
         if table is not None:
             why = [uncovered(subset[i], program, hw, table) for i in first]
+            ranges = models.kernel_meta.get("ranges")
+            if isinstance(ranges, dict):
+                why = [w or out_of_range(kernel_class(subset[i], program, hw), x, ranges)
+                       for w, i, x in zip(why, first, unique_X)]
         else:
             why = [cpu_uncovered(subset[i], program, hw, models.kernel_meta) for i in first]
         if any(why):

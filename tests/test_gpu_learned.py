@@ -87,6 +87,42 @@ def test_a_kernel_outside_the_training_data_falls_back_to_the_roofline_with_a_no
     assert "reduction:bf16 (no such kernel in the training data): 1 kernel run(s)" in note
 
 
+def test_a_gemm_outside_its_class_training_range_falls_back_with_a_note():
+    """The GEMM tables' bf16 GEMMs are all unbatched: a batched bf16 GEMM (attention's
+    heads) is priced by the roofline and the note says which feature is out of range."""
+    t_in, t_out = "tensor<32x512x512xbf16>", "tensor<32x512x512xbf16>"
+    batched = f"""
+func.func @main(%a: {t_in}, %b: {t_in}) -> {t_out} {{
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : ({t_in}, {t_in}) -> {t_out}
+  return %0 : {t_out}
+}}"""
+    p = stablecost.predict(batched, "H100-SXM")
+    roof = stablecost.predict(batched, "H100-SXM", fidelity="roofline")
+    assert p.fidelity == "learned"
+    assert p.kernels[0].time_s == pytest.approx(roof.kernels[0].time_s)
+    [note] = [n for n in p.notes if "priced by the roofline" in n]
+    assert "matmul:dot_general:bf16 with dot_batch outside its training range" in note
+    # an unbatched one of the same work stays learned
+    assert not any("priced by the roofline" in n
+                   for n in stablecost.predict(_gemm("bf16", 2048), "H100-SXM").notes)
+
+
+def test_out_of_range_reads_the_bundled_ranges():
+    from stablecost.models.coverage import RANGE_FEATURES, out_of_range
+
+    ranges = {"matmul:dot_general:bf16": {name: [1.0, 10.0] for name in RANGE_FEATURES}}
+    x = np.zeros(len(FEATURES))
+    for name in RANGE_FEATURES:
+        x[FEATURES.index(name)] = 5.0
+    assert out_of_range("matmul:dot_general:bf16", x, ranges) == ""
+    assert out_of_range("loop:f32", x, ranges) == ""          # no range recorded
+    x[FEATURES.index("dot_k")] = 11.5                          # beyond the factor-2 margin
+    assert "dot_k outside its training range" in out_of_range(
+        "matmul:dot_general:bf16", x, ranges)
+    meta = learned.load_models("gpu").kernel_meta
+    assert set(meta["ranges"]) == set(meta["coverage"])
+
+
 def test_f32_dots_run_as_tf32_at_default_precision_and_as_fp32_at_highest():
     h100, v100 = get_hardware("H100-SXM"), get_hardware("V100-SXM2")
     default, highest = (stablecost.analyze(_gemm("f32", precision=p)) for p in ("", "HIGHEST"))

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..datasets.importers.rows import COLLECTOR_VERSION
-from ..models.coverage import coverage_table
+from ..models.coverage import class_ranges, coverage_table
 from ..models.kernel_model import TARGETS
 from . import metrics
 from .gpu_corpus import Part, fit, load_parts, predict_samples, stderr
@@ -58,6 +58,38 @@ def _test_table(model: Any, parts: list[Part]) -> dict[str, dict[str, float]]:
     return out
 
 
+def training_ranges(parts: list[Part]) -> dict[str, dict[str, list[float]]]:
+    """Per coverage class, the range of each `coverage.RANGE_FEATURES` feature over the
+    training kernels (the guard of `coverage.out_of_range`)."""
+    return class_ranges([(cls, x) for p in parts for x, (cls, _) in zip(p.f.X, p.classes)])
+
+
+def add_ranges(data: str | Path, bundle: Path, *, rows: int = 4000, seed: int = 0) -> Path:
+    """Record the training ranges in an existing bundle's meta.json (and its manifest)
+    without refitting it: the corpus is featurized again and must be the one the bundle
+    was trained on (its data digest is checked)."""
+    import json
+
+    import pandas as pd
+
+    from ..models.manifest import write_manifest
+    from .data import data_digest
+
+    meta_path = bundle / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    parts = load_parts(data, rows=rows, seed=seed, say=stderr)
+    digest = data_digest(pd.concat([p.f.samples for p in parts]))
+    if digest != meta.get("data_digest"):
+        raise SystemExit(f"{bundle}: trained on data {meta.get('data_digest')}, {data} "
+                         f"gives {digest}: retrain it instead (--write)")
+    meta["ranges"] = training_ranges(parts)
+    tmp = meta_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=1) + "\n")
+    tmp.replace(meta_path)
+    write_manifest(bundle)
+    return meta_path
+
+
 def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | None = None,
           tracking_uri: str | None = None, experiment: str = "stablecost",
           command: str = "") -> dict[str, Any]:
@@ -86,6 +118,7 @@ def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | No
         "floor_s": 0.0, "hardware": "gpu", "hardware_kind": "gpu", "vendors": list(VENDORS),
         "chips": chips, "families": sorted({p.family for p in parts}),
         "coverage": coverage_table([c for p in parts for c in p.classes]),
+        "ranges": training_ranges(parts),
         "data_digest": digest, "dataset": f"../shared/data ({COLLECTOR_VERSION} importers)",
         "rows_per_slice": rows, "samples": int(len(samples)),
         "kernel_rows": int(sum(len(p.f.X) for p in parts)),
@@ -126,11 +159,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", nargs="?", const=str(BUNDLE), default=None,
                         help=f"write the bundle (default place: {BUNDLE})")
+    parser.add_argument("--ranges-only", nargs="?", const=str(BUNDLE), default=None,
+                        metavar="BUNDLE",
+                        help="record the training ranges (the out-of-range guard) in an "
+                             f"existing bundle without refitting it (default {BUNDLE})")
     parser.add_argument("--tracking-uri", default=None)
     parser.add_argument("--experiment", default="stablecost")
     args = parser.parse_args(argv)
     if args.rows < 50:
         parser.error(f"--rows {args.rows}: at least 50 samples per slice")
+    if args.ranges_only is not None:
+        if args.write is not None:
+            parser.error("--ranges-only updates a bundle in place; leave out --write")
+        print(f"wrote {add_ranges(args.data, Path(args.ranges_only), rows=args.rows, seed=args.seed)}")
+        return
     argv_used = sys.argv[1:] if argv is None else argv
     command = "python -m stablecost.train.gpu_kernels " + shlex.join(argv_used)
     result = train(args.data, rows=args.rows, seed=args.seed,

@@ -93,7 +93,9 @@ def program_sums(frame: Any, hw: Any, models: Any, *, progress: bool = True) -> 
     predicted = np.asarray(models.kernel.predict(f.X, f.roofline_s), dtype=np.float64)
     outside: np.ndarray | None
     if table is not None and analyses is not None:    # a GPU bundle's kernel classes
-        outside = table_uncovered_rows(analyses, priced_hw, table)
+        ranges = models.kernel_meta.get("ranges")
+        outside = table_uncovered_rows(analyses, priced_hw, table, f.X,
+                                       ranges if isinstance(ranges, dict) else None)
     else:
         outside = uncovered_rows(f.cpu_kind, priced_hw, models.kernel_meta)
     if outside is None:
