@@ -171,7 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.ranges_only is not None:
         if args.write is not None:
             parser.error("--ranges-only updates a bundle in place; leave out --write")
-        print(f"wrote {add_ranges(args.data, Path(args.ranges_only), rows=args.rows, seed=args.seed)}")
+        written = add_ranges(args.data, Path(args.ranges_only), rows=args.rows,
+                             seed=args.seed)
+        print(f"wrote {written}")
         return
     argv_used = sys.argv[1:] if argv is None else argv
     command = "python -m stablecost.train.gpu_kernels " + shlex.join(argv_used)
