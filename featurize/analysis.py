@@ -105,14 +105,17 @@ MULTI_OUTPUT_KINDS = frozenset({"gpu", "tpu"})
 def for_chip_kind(analysis: Analysis, kind: str) -> Analysis:
     """`analysis` with the kernels a chip of `kind` ("gpu", "tpu", "cpu") runs: the
     same object for CPU; for GPU and TPU a copy whose kernels are merged by
-    multi-output fusion (`featurize.multi_output`), with their boundary bytes."""
+    multi-output fusion (`featurize.multi_output`), for GPU after XLA:GPU's recompute,
+    bare-convolution and GEMM-layout rules (`featurize.fusion`), with their boundary
+    bytes."""
     if kind not in MULTI_OUTPUT_KINDS:
         return analysis
-    return analysis.derived(("multi-output kernels",), lambda: _multi_output(analysis))
+    return analysis.derived(("multi-output kernels", kind),
+                            lambda: _multi_output(analysis, kind == "gpu"))
 
 
-def _multi_output(analysis: Analysis) -> Analysis:
-    kernels = fuse(analysis.program, analysis.costs, multi_output=True)
+def _multi_output(analysis: Analysis, xla_gpu: bool) -> Analysis:
+    kernels = fuse(analysis.program, analysis.costs, multi_output=True, xla_gpu=xla_gpu)
     fused = sum(k.bytes_accessed * k.count for k in kernels)
     return dataclasses.replace(analysis, kernels=kernels, fused_bytes_accessed=fused,
                                notes=list(analysis.notes))

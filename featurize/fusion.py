@@ -16,17 +16,20 @@ The rules follow XLA's producer-consumer fusion, visiting ops from outputs to in
 - metadata ops (reshape, constant, get_tuple_element, ...) and copies XLA elides
   (`costs.copy_elided`) never start a kernel;
 - nothing fuses across blocks (loop bodies, branches);
-- for GPU and TPU targets (`multi_output=True`), three of XLA:GPU's rules more:
-  a cheap elementwise producer (add, multiply, select, ... not a transcendental or a
+- for GPU targets (`xla_gpu=True`), rules read from XLA:GPU's optimized HLO: a cheap
+  elementwise producer (add, multiply, select, ... not a transcendental or a
   division) used by several loop or reduction kernels is duplicated into each when it
   reads no more from memory than it writes (XLA's priority fusion recomputes such
   values in every consumer rather than storing them); convolutions keep no epilogue
-  (cuDNN runs them bare); then kernels merge as XLA's multi-output fusion merges them:
-  sibling reductions of one input, a producer whose result is needed elsewhere into
-  its reduction (`featurize.multi_output`). Checked against XLA:GPU's optimized HLO of
-  a ResNet-18 training step on an H100 (`benchmarks/xla_gpu_compare.py`): without the
-  first two rules our kernels moved 2.0x XLA's bytes, most of it f32 values XLA never
-  stores (batch norm's x - mean, x_hat * gamma, ReLU masks).
+  (cuDNN runs them bare); a transpose of a dot's result is the GEMM's output layout.
+  Checked against XLA:GPU's optimized HLO of the example steps on an H100
+  (`benchmarks/xla_gpu_compare.py`): without them our ResNet-18 step moved 2.0x XLA's
+  bytes, most of it f32 values XLA never stores (batch norm's x - mean, x_hat * gamma,
+  ReLU masks), and the LLaMA 1B prefill 1.8x (the attention's exps);
+- for GPU and TPU targets (`multi_output=True`), kernels then merge as XLA's
+  multi-output fusion merges them: sibling reductions of one input, a producer whose
+  result is needed elsewhere into its reduction (`featurize.multi_output`). TPU
+  targets get this merge only: XLA:TPU's own fusion was never compared.
 """
 
 from __future__ import annotations
@@ -112,12 +115,15 @@ class Kernel:
 
 
 def fuse(program: Program, costs: list[OpCost | None],
-         matmul_epilogue: bool = True, multi_output: bool = False) -> list[Kernel]:
+         matmul_epilogue: bool = True, multi_output: bool = False,
+         xla_gpu: bool = False) -> list[Kernel]:
     """Kernels of `program` in program order, with boundary bytes and FLOPs.
 
     `matmul_epilogue=False` keeps dot/convolution kernels alone, as XLA:CPU does;
-    `multi_output=True` then merges sibling kernels and producers into consumers as
-    XLA:GPU's multi-output fusion does (`featurize.multi_output`; XLA:CPU does not).
+    `xla_gpu=True` applies XLA:GPU's recompute, bare-convolution and GEMM-layout rules
+    (the module docstring); `multi_output=True` then merges sibling kernels and
+    producers into consumers as XLA:GPU's multi-output fusion does
+    (`featurize.multi_output`; XLA:CPU does not).
     """
     ops = program.ops
     n = len(ops)
@@ -127,7 +133,7 @@ def fuse(program: Program, costs: list[OpCost | None],
     for i, op in enumerate(ops):   # a copy priced free is elided: it names its source
         if op.opcode in COPY_OPS and (cost := costs[i]) is not None and cost.unit == "none":
             classes[i] = FREE
-        elif multi_output and op.opcode == "transpose" and _of_a_dot(program, i):
+        elif xla_gpu and op.opcode == "transpose" and _of_a_dot(program, i):
             classes[i] = FREE      # XLA:GPU's layout assignment: the GEMM writes it so
     groups: list[list[int]] = [[] for _ in range(n)]   # op -> kernels it belongs to
     kinds: list[str] = []
@@ -192,13 +198,13 @@ def fuse(program: Program, costs: list[OpCost | None],
                 groups[i].append(k)
                 continue
             if cls == MATMUL and kinds[k] == LOOP and matmul_epilogue and not (
-                    multi_output and ops[i].opcode in _CONVOLUTIONS):
+                    xla_gpu and ops[i].opcode in _CONVOLUTIONS):
                 kinds[k] = MATMUL
                 members[k].insert(0, i)
                 groups[i].append(k)
                 continue
         elif cls == LOOP and all(kinds[k] in (LOOP, REDUCTION) for k in consumers) and (
-                ops[i].opcode in _DUPLICABLE or (multi_output and recomputable(i))):
+                ops[i].opcode in _DUPLICABLE or (xla_gpu and recomputable(i))):
             for k in sorted(consumers):
                 members[k].append(i)
                 groups[i].append(k)

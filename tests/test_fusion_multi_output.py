@@ -11,7 +11,7 @@ from stablecost.featurize.fusion import fuse
 
 def _kernels(text, multi_output):
     a = stablecost.analyze(text)
-    kernels = fuse(a.program, a.costs, multi_output=multi_output)
+    kernels = fuse(a.program, a.costs, multi_output=multi_output, xla_gpu=multi_output)
     ops = a.program.ops
     return [(k.kind, sorted(ops[i].opcode for i in k.ops), k.bytes_read, k.bytes_written)
             for k in kernels]
@@ -305,3 +305,7 @@ func.func @main(%x: tensor<8x32x32x16xf32>, %w: tensor<3x3x16x16xf32>, %b: tenso
     gpu = _kernels(text, multi_output=True)
     assert sorted(k[0] for k in gpu) == ["loop", "matmul"]
     assert [k[1] for k in gpu if k[0] == "matmul"] == [["convolution"]]
+    # the XLA:GPU rules are for GPUs only: a TPU's kernels merge, nothing more
+    a = stablecost.analyze(text)
+    assert [k.kind for k in for_chip_kind(a, "tpu").kernels] == ["matmul"]
+    assert sorted(k.kind for k in for_chip_kind(a, "gpu").kernels) == ["loop", "matmul"]
