@@ -26,11 +26,9 @@ import gzip
 import json
 import sys
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from _common import commit, today
 from xla_gpu_compare import DEFAULT_STEPS, ROOT, profiled_kernels
 
