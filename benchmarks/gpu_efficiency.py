@@ -22,7 +22,6 @@ Needs no GPU; about a minute.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from collections import defaultdict
@@ -30,7 +29,7 @@ from typing import Any
 
 import numpy as np
 from _common import commit, today
-from xla_gpu_compare import DEFAULT_STEPS, ROOT, profiled_kernels
+from xla_gpu_compare import DEFAULT_STEPS, ROOT, profiled_kernels, read_step
 
 HARDWARE = "H100-SXM"
 
@@ -41,9 +40,9 @@ def _kind(kernel: Any, ops: Any) -> str:
     return "conv" if any(ops[i].opcode == "convolution" for i in kernel.ops) else "dot"
 
 
-def priced(text: str) -> tuple[float, float, list[tuple[str, float]], Any]:
-    """(learned step, roofline step, (class, roofline seconds) of each kernel the
-    learned fidelity priced by the roofline, the GPU analysis)."""
+def priced(text: str) -> tuple[float, float, list[tuple[int, str, float]]]:
+    """(learned step, roofline step, (kernel index, class, roofline seconds) of each
+    kernel the learned fidelity priced by the roofline)."""
     import stablecost
     from stablecost.featurize.analysis import analyze, for_chip_kind
 
@@ -51,15 +50,15 @@ def priced(text: str) -> tuple[float, float, list[tuple[str, float]], Any]:
     learned = stablecost.predict(text, HARDWARE, fidelity="learned")
     roofline = stablecost.predict(text, HARDWARE, fidelity="roofline")
     ops = analysis.program.ops
-    fallback = [(_kind(k, ops), r.total_time_s)
+    fallback = [(k.index, _kind(k, ops), r.total_time_s)
                 for k, lk, r in zip(analysis.kernels, learned.kernels, roofline.kernels)
                 if lk.total_time_s == r.total_time_s]
-    return learned.step_time_s, roofline.step_time_s, fallback, analysis
+    return learned.step_time_s, roofline.step_time_s, fallback
 
 
-def with_factors(learned_s: float, fallback: list[tuple[str, float]],
+def with_factors(learned_s: float, fallback: list[tuple[int, str, float]],
                  factors: dict[str, float]) -> float:
-    return learned_s + sum((factors.get(kind, 1.0) - 1.0) * rl for kind, rl in fallback)
+    return learned_s + sum((factors.get(kind, 1.0) - 1.0) * rl for _, kind, rl in fallback)
 
 
 def fit(ratios: dict[str, list[float]]) -> dict[str, float]:
@@ -79,23 +78,14 @@ def main() -> int:
     results = json.loads((steps / "results.json").read_text())
     examples: dict[str, tuple[float, float, float, list, dict[str, list[float]]]] = {}
     for name, row in results.items():
-        with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
-            text = f.read()
-        with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
-            hlo = f.read()
-        learned_s, roofline_s, fallback, analysis = priced(text)
+        text, hlo = read_step(steps, name)
+        learned_s, roofline_s, fallback = priced(text)
         _, measured = profiled_kernels(text, hlo, row["profile"])
         ratios: dict[str, list[float]] = defaultdict(list)
         if sum(measured.values()) >= 0.8 * row["profile"]["busy_s"]:
-            import stablecost
-
-            learned = stablecost.predict(text, HARDWARE, fidelity="learned").kernels
-            roof = stablecost.predict(text, HARDWARE, fidelity="roofline").kernels
-            ops = analysis.program.ops
-            for k, lk, r in zip(analysis.kernels, learned, roof):
-                m = measured.get(k.index, 0.0)
-                if lk.total_time_s == r.total_time_s and m >= 10e-6 and r.total_time_s > 0:
-                    ratios[_kind(k, ops)].append(m / r.total_time_s)
+            for index, kind, rl in fallback:
+                if measured.get(index, 0.0) >= 10e-6 and rl > 0:
+                    ratios[kind].append(measured[index] / rl)
         examples[name] = (row["step"]["median_s"], learned_s, roofline_s, fallback, ratios)
 
     print(f"Measured efficiencies of roofline-priced GPU kernels, a what-if on {HARDWARE}, "
@@ -128,7 +118,7 @@ def main() -> int:
 
     zoo: dict[str, list[float]] = defaultdict(list)
     for row in program_rows(ROOT / args.data, None):
-        learned_s, roofline_s, fallback, _ = priced(row.stablehlo)
+        learned_s, roofline_s, fallback = priced(row.stablehlo)
         measured_s = float(row.median_s)
         zoo["learned"].append(abs(learned_s / measured_s - 1))
         zoo["factors"].append(abs(with_factors(learned_s, fallback, factors) / measured_s - 1))

@@ -175,6 +175,14 @@ def _sliced(body: list[tuple[str, str, str, str]], index: int, shape: str) -> st
     return " ".join(sliced) if sliced else shape
 
 
+def read_step(steps: Path, name: str) -> tuple[str, str]:
+    """(the StableHLO, XLA's optimized HLO) of one step `benchmarks/xla_gpu.py` kept."""
+    with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
+        text = f.read()
+    with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
+        return text, f.read()
+
+
 def ours(text: str, hardware: str) -> tuple[float, float]:
     """(kernels, bytes at their boundaries) of our GPU analysis of the program."""
     from stablecost.featurize.analysis import analyze, for_chip_kind
@@ -208,10 +216,8 @@ def main() -> int:
         if "step" not in row:
             print(f"| {name} | {row.get('error', 'not measured')[:60]} |||||")
             continue
-        with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
-            xla_count, xla_bytes = xla_kernels(f.read())
-        with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
-            text = f.read()
+        text, hlo = read_step(steps, name)
+        xla_count, xla_bytes = xla_kernels(hlo)
         our_count, our_bytes = ours(text, args.hardware)
         profiled = row.get("profile", {}).get("thunks", "")
         print(f"| {name} | {xla_count:,.0f} | {our_count:,.0f} | {profiled} | "
@@ -279,10 +285,7 @@ def kernel_table(results: dict, steps: Path, hardware: str) -> None:
         profile = row.get("profile")
         if not profile or not profile.get("thunk_s"):
             continue
-        with gzip.open(steps / f"{name}.stablehlo.mlir.gz", "rt") as f:
-            text = f.read()
-        with gzip.open(steps / f"{name}.optimized.hlo.gz", "rt") as f:
-            hlo = f.read()
+        text, hlo = read_step(steps, name)
         analysis, measured = profiled_kernels(text, hlo, profile)
         if sum(measured.values()) < 0.8 * profile["busy_s"]:
             continue
