@@ -1,0 +1,406 @@
+"""Ways of composing a step from the kernel model's predictions, each judged on program
+families it was not fitted on: what would close the gap to the in-step ceiling.
+
+    .venv/bin/python benchmarks/step_variants.py [--data data/cpu --data ...] [--seed 0]
+
+For each CPU dataset (default: every `data/cpu*` dataset), its zoo programs are
+featurized on the dataset's own calibrated spec and every kernel is priced by the
+bundled kernel model (with the CPU coverage fallback to the roofline), as `predict`
+prices it on that machine (on a machine the bundle takes for its own, through the
+bundle's spec: `LearnedModels.pricing_hardware`, as `leave_one_family_out.py` does).
+Each variant below is then fitted on the programs of every family but one (their train
+and val splits) and predicts the programs of the held-out family; every family in turn.
+No step GNN takes part: the variants are the step calibration's neighbours, cheap enough
+to refit per fold in seconds.
+
+- calibration: the shipped step calibration (`models/step_calibration.py`): floor,
+  then a scale and a per-launch term for dot/convolution kernels and for the rest,
+  clamped at a tenth of each group's predictions and at its physical floor;
+- by class: a scale and a per-launch term per kernel class (dot, convolution,
+  reduction, compute-bound loop, memory-bound loop; no physical floor);
+- by class and size: memory-bound loops split at 1 MiB moved;
+- by class with roofline terms: each class also gets a nonnegative coefficient on its
+  summed roofline seconds;
+- stacker (own data / pooled): gradient-boosted trees on program-level aggregates
+  (each kernel class's share of the roofline and of the predicted time, launches,
+  kernels, share of predicted time inside loops, predicted over roofline) fitted to
+  log(measured / calibration) of the other families' programs, of this dataset or of
+  every dataset given (each priced through its own spec);
+- in-step corrector (datasets with step profiles, `stablecost collect profiles`):
+  trees on each kernel's features and its predicted time, fitted to log(in-step time
+  / predicted time) over the other families' profiled kernels, each weighted by its
+  share of its step; the calibration is then refitted over the corrected kernels;
+- in-step ceiling (same datasets): the calibration over each kernel's profiled time
+  inside its step, the limit of any per-kernel model composed this way;
+- XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
+  from their elementwise consumers (`fuse(..., matmul_epilogue=False)`, as XLA:CPU's
+  optimized HLO has them), then the shipped calibration.
+
+Columns per dataset: MAPE of the held-out predictions, MAPE in sample (fitted on every
+family's train and val splits, judged on the same rows: the variant's capacity), and
+the number of families whose held-out MAPE is above the roofline's; under them the
+roofline's MAPE on the same programs. Takes about 3 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from _common import ROOT, commit, today
+
+MIB = float(1 << 20)
+CLASSES = ("dot", "convolution", "reduction", "compute-bound loop", "memory-bound loop")
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def mape(measured: np.ndarray, predicted: np.ndarray) -> float:
+    return float(np.mean(np.abs(predicted / measured - 1.0)))
+
+
+@dataclass
+class Priced:
+    """One dataset's programs, every kernel row priced (rows in `featurize_rows` order)."""
+
+    name: str
+    X: np.ndarray            # kernel features
+    roofline_s: np.ndarray   # per execution
+    count: np.ndarray        # executions per step
+    sample: np.ndarray       # owning program
+    predicted_s: np.ndarray  # kernel model, per execution (roofline where not covered)
+    family: np.ndarray       # per program
+    split: np.ndarray
+    measured_s: np.ndarray
+    sums: Any                # train.step_calibration.ProgramSums, the shipped calibration's
+    in_step_s: np.ndarray | None = None   # per execution, from the step profiles
+
+    @property
+    def programs(self) -> int:
+        return len(self.measured_s)
+
+    def total(self, per_kernel: np.ndarray) -> np.ndarray:
+        return np.bincount(self.sample, per_kernel, minlength=self.programs)
+
+
+def price(dataset: Path, bundle: Any, *, epilogue: bool = True) -> Priced:
+    """Featurize and price one dataset's programs (see the module docstring)."""
+    from stablecost.datasets.profiles import KIND, kernel_seconds
+    from stablecost.errors import DatasetError
+    from stablecost.featurize import analysis as analysis_module
+    from stablecost.featurize.fusion import fuse
+    from stablecost.models.coverage import with_roofline_fallback
+    from stablecost.train.data import dataset_hardware, featurize_rows, load_frame
+    from stablecost.train.step_calibration import program_sums
+
+    # the spec `predict` would price the dataset's machine with from here (its own
+    # calibration, unless this machine is the bundle's: `pricing_hardware`), as
+    # `program_sums` prices it
+    hw, _ = bundle.pricing_hardware(dataset_hardware(dataset))
+    frame = load_frame(dataset, "program", seed=0)
+    if not epilogue:   # XLA:CPU's own kernels: analyze() fuses with this rule instead
+        analysis_module.fuse = lambda program, costs, **kw: fuse(  # type: ignore[assignment]
+            program, costs, **(kw or {"matmul_epilogue": False}))
+    try:
+        f, analyses = featurize_rows(frame, hw, keep_analyses=True)
+        sums = program_sums(frame, hw, bundle, progress=False)
+    finally:
+        analysis_module.fuse = fuse   # type: ignore[assignment]
+    predicted = with_roofline_fallback(
+        np.asarray(bundle.kernel.predict(f.X, f.roofline_s), dtype=np.float64),
+        f.roofline_s, f.cpu_kind, hw, bundle.kernel_meta)
+    samples = f.samples
+    priced = Priced(dataset.parent.name, f.X, f.roofline_s, f.count, f.sample, predicted,
+                    samples["family"].to_numpy(), samples["split"].to_numpy(),
+                    samples["median_s"].to_numpy(np.float64), sums)
+    if not epilogue:
+        return priced
+    try:
+        profiles = load_frame(dataset, KIND, seed=0)
+    except DatasetError:
+        return priced
+    by_program = {}
+    for row in profiles.itertuples(index=False):
+        seconds = kernel_seconds(row.kernel_times)
+        if seconds is not None:
+            by_program[json.loads(row.params)["program"]] = seconds
+    in_step: list[float] = []
+    for sample_id, analysis in zip(samples["sample_id"], analyses or []):
+        seconds = by_program.get(sample_id)
+        kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
+        in_step += [seconds.get(k.index, np.nan) / max(k.count, 1.0) if seconds else np.nan
+                    for k in kernels]
+    in_step_s = np.array(in_step)
+    if np.isnan(in_step_s).mean() < 0.01:     # profiles of (almost) every program
+        priced.in_step_s = np.nan_to_num(in_step_s)
+    return priced
+
+
+# -- kernel classes and the linear step models -------------------------------------------
+def kernel_class(p: Priced, size_split: bool = False) -> tuple[np.ndarray, int]:
+    """Each kernel's class index (CLASSES order; with `size_split` a sixth class: the
+    memory-bound loops moving 1 MiB or more) and the number of classes."""
+    from stablecost.models.features import FEATURES
+
+    col = {name: i for i, name in enumerate(FEATURES)}
+    X = p.X
+
+    def unlog(name: str) -> np.ndarray:
+        return np.exp2(X[:, col[name]]) - 1.0
+
+    dot, conv = X[:, col["op_dot_general"]] > 0, X[:, col["op_convolution"]] > 0
+    reduction = (X[:, col["kind_reduction"]] > 0) & ~dot & ~conv
+    loop = ~dot & ~conv & ~reduction
+    compute = unlog("rl_compute_us") >= unlog("rl_memory_us")
+    classes = np.select([dot, conv, reduction, loop & compute], [0, 1, 2, 3], default=4)
+    if not size_split:
+        return classes, len(CLASSES)
+    moved = unlog("bytes_read") + unlog("bytes_written")
+    return np.where((classes == 4) & (moved >= MIB), 5, classes), len(CLASSES) + 1
+
+
+def class_design(p: Priced, per_kernel_s: np.ndarray, *, size_split: bool = False,
+                 roofline_terms: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(design, lower bounds): a column of ones, then per class its summed predicted
+    seconds and launches (and summed roofline seconds); scales and roofline
+    coefficients >= 0, per-launch terms free."""
+    classes, n_classes = kernel_class(p, size_split)
+    cell = p.sample * n_classes + classes
+
+    def per_class(weights: np.ndarray) -> np.ndarray:
+        return np.bincount(cell, weights, minlength=p.programs * n_classes).reshape(
+            p.programs, n_classes)
+
+    terms = [per_class(p.count * per_kernel_s), per_class(p.count)]
+    lower = [0.0, -np.inf]
+    if roofline_terms:
+        terms.append(per_class(p.count * p.roofline_s))
+        lower.append(0.0)
+    columns = [np.ones(p.programs)] + [t[:, c] for c in range(n_classes) for t in terms]
+    return np.stack(columns, axis=1), np.array([0.0] + lower * n_classes)
+
+
+def fit_linear(design: np.ndarray, lower: np.ndarray, measured_s: np.ndarray) -> np.ndarray:
+    """Coefficients minimizing the squared relative error (as `fit_terms` fits)."""
+    from scipy.optimize import lsq_linear
+
+    weight = 1.0 / measured_s
+    return lsq_linear(design * weight[:, None], measured_s * weight,
+                      bounds=(lower, np.full(len(lower), np.inf))).x
+
+
+# -- the variants: each maps (dataset, rows to fit on, rows to predict) to seconds -------
+Variant = Callable[[Priced, np.ndarray, np.ndarray], np.ndarray]
+
+
+def shipped_calibration(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+    from stablecost.train.step_calibration import calibration_from, fit_terms, predict_sums
+
+    sums = p.sums
+    terms = fit_terms(sums.design()[fit], sums.fit_target_s()[fit])
+    return predict_sums(calibration_from(terms), sums.take(held))
+
+
+def linear_variant(**options: bool) -> Variant:
+    def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+        design, lower = class_design(p, p.predicted_s, **options)
+        coefficients = fit_linear(design[fit], lower, p.measured_s[fit])
+        floor = 0.1 * p.total(p.count * p.predicted_s)[held]   # the shipped clamp
+        return np.maximum(design[held] @ coefficients, floor)
+    return run
+
+
+def program_features(p: Priced, calibrated_s: np.ndarray) -> np.ndarray:
+    """Per program: what the stacker reads (all ratios or logs, none in seconds alone
+    but the calibration's answer against the roofline)."""
+    classes, n_classes = kernel_class(p)
+    roofline = p.count * p.roofline_s
+    predicted = p.count * p.predicted_s
+    columns = []
+    for c in range(n_classes):
+        columns.append(p.total(roofline * (classes == c)) / p.total(roofline))
+        columns.append(p.total(predicted * (classes == c)) / p.total(predicted))
+    launches = p.total(p.count)
+    columns += [np.log(launches), np.log(np.bincount(p.sample, minlength=p.programs)),
+                p.total(predicted * (p.count > 1.5)) / p.total(predicted),
+                np.log(p.total(predicted) / p.total(roofline)),
+                np.log(p.total(roofline) / launches),
+                np.log(calibrated_s / p.total(roofline))]
+    return np.stack(columns, axis=1)
+
+
+TREE_PARAMS = {"max_depth": 3, "eta": 0.05, "subsample": 0.8, "colsample_bytree": 0.8,
+               "min_child_weight": 5, "reg_lambda": 5.0, "objective": "reg:absoluteerror",
+               "nthread": 2, "verbosity": 0}
+
+
+def stacker(pool: list[Priced] | None, seed: int) -> Variant:
+    """Trees over the calibration (see the module docstring); `pool`: fit on the other
+    families of every dataset in it, else of the dataset alone."""
+    import xgboost as xgb
+
+    def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+        family = set(p.family[held].tolist()) - set(p.family[fit].tolist())  # held out
+        inputs, targets = [], []
+        for other in pool or [p]:
+            rows = fit if other is p else np.flatnonzero(
+                ~np.isin(other.family, list(family)) & (other.split != "test"))
+            everything = np.arange(other.programs)
+            calibrated = shipped_calibration(other, rows, everything)
+            inputs.append(program_features(other, calibrated)[rows])
+            targets.append(np.log(other.measured_s[rows] / calibrated[rows]))
+        booster = xgb.train({**TREE_PARAMS, "seed": seed},
+                            xgb.DMatrix(np.concatenate(inputs), np.concatenate(targets)), 200)
+        calibrated = shipped_calibration(p, fit, np.arange(p.programs))
+        correction = booster.predict(xgb.DMatrix(program_features(p, calibrated)[held]))
+        return calibrated[held] * np.exp(correction)
+    return run
+
+
+def in_step_ceiling(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+    assert p.in_step_s is not None
+    return refit_over(p, p.in_step_s, fit, held)
+
+
+def refit_over(p: Priced, per_kernel_s: np.ndarray, fit: np.ndarray,
+               held: np.ndarray) -> np.ndarray:
+    """The shipped calibration's two groups refitted over other per-kernel seconds."""
+    classes, _ = kernel_class(p)
+    group = np.where(classes <= 1, 0, 1)          # dots and convolutions, the rest
+    cell = p.sample * 2 + group
+    seconds = np.bincount(cell, p.count * per_kernel_s, minlength=p.programs * 2)
+    launches = np.bincount(cell, p.count, minlength=p.programs * 2)
+    seconds, launches = seconds.reshape(-1, 2), launches.reshape(-1, 2)
+    design = np.stack([np.ones(p.programs), seconds[:, 0], launches[:, 0], seconds[:, 1],
+                       launches[:, 1]], axis=1)
+    lower = np.array([0.0, 0.0, -np.inf, 0.0, -np.inf])
+    coefficients = fit_linear(design[fit], lower, p.measured_s[fit])
+    return np.maximum(design[held] @ coefficients, 0.1 * seconds[held].sum(axis=1))
+
+
+def in_step_corrector(seed: int) -> Variant:
+    import xgboost as xgb
+
+    def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+        assert p.in_step_s is not None
+        step_predicted = p.total(p.count * p.predicted_s)
+        step_in_step = p.total(p.count * p.in_step_s)
+        weight = 0.5 * (p.count * p.in_step_s / step_in_step[p.sample]
+                        + p.count * p.predicted_s / step_predicted[p.sample])
+        inputs = np.column_stack([p.X, np.log2(p.predicted_s * 1e6), np.log2(p.count)])
+        target = np.clip(np.log(np.maximum(p.in_step_s, 1e-8) / p.predicted_s), -6.0, 4.0)
+        rows = np.isin(p.sample, fit)
+        booster = xgb.train({**TREE_PARAMS, "objective": "reg:squarederror", "max_depth": 6,
+                             "eta": 0.1, "colsample_bytree": 0.5, "min_child_weight": 20,
+                             "reg_lambda": 10.0, "seed": seed},
+                            xgb.DMatrix(inputs[rows], target[rows], weight=weight[rows]), 100)
+        corrected = p.predicted_s * np.exp(booster.predict(xgb.DMatrix(inputs)))
+        return refit_over(p, corrected, fit, held)
+    return run
+
+
+# -- judging ------------------------------------------------------------------------------
+@dataclass
+class Judged:
+    held_out: np.ndarray    # per program, predicted by a fit without its family
+    in_sample: float        # MAPE fitted and judged on the train and val splits
+    worse: list[str]        # families whose held-out MAPE is above the roofline's
+
+
+def judge(p: Priced, variant: Variant) -> Judged:
+    held_out = np.zeros(p.programs)
+    for family in sorted(set(p.family.tolist())):
+        held = np.flatnonzero(p.family == family)
+        fit = np.flatnonzero((p.family != family) & (p.split != "test"))
+        held_out[held] = variant(p, fit, held)
+    fit = np.flatnonzero(p.split != "test")
+    in_sample = mape(p.measured_s[fit], variant(p, fit, fit))
+    roofline = p.sums.roofline_s
+    worse = [f for f in sorted(set(p.family.tolist()))
+             if mape(p.measured_s[p.family == f], held_out[p.family == f])
+             > mape(p.measured_s[p.family == f], roofline[p.family == f])]
+    return Judged(held_out, in_sample, worse)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", action="append", default=None,
+                        help="a CPU dataset (repeatable); default: every data/cpu* one")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    from stablecost.errors import StablecostError
+    from stablecost.models.learned import load_models
+    from stablecost.train.data import pick_dataset
+
+    started = time.perf_counter()
+    folders = args.data or [str(d) for d in sorted((ROOT / "data").glob("cpu*"))]
+    bundle = load_models("host-cpu")
+    if bundle is None:
+        say("no bundled host-cpu models")
+        return 2
+    try:
+        datasets = [pick_dataset(folder, "host-cpu") for folder in folders]
+    except StablecostError as exc:
+        say(f"error: {exc}")
+        return 2
+    priced = []
+    for dataset in datasets:
+        priced.append(price(dataset, bundle))
+        say(f"{dataset.name}: {priced[-1].programs} programs priced "
+            f"({time.perf_counter() - started:.0f} s)")
+    xla_cpu = {p.name: price(d, bundle, epilogue=False) for p, d in zip(priced, datasets)}
+    variants: dict[str, Variant] = {
+        "calibration (shipped)": shipped_calibration,
+        "by class": linear_variant(),
+        "by class and size": linear_variant(size_split=True),
+        "by class with roofline terms": linear_variant(roofline_terms=True),
+        "stacker, own data": stacker(None, args.seed),
+        "stacker, pooled": stacker(priced, args.seed),
+        "in-step corrector": in_step_corrector(args.seed),
+        "in-step ceiling": in_step_ceiling,
+    }
+    results: dict[str, dict[str, Judged]] = {}
+    for name, variant in variants.items():
+        results[name] = {}
+        for p in priced:
+            if "in-step" in name and p.in_step_s is None:
+                continue
+            results[name][p.name] = judge(p, variant)
+        say(f"{name}: {time.perf_counter() - started:.0f} s")
+    results["XLA:CPU fusion"] = {name: judge(p, shipped_calibration)
+                                 for name, p in xla_cpu.items()}
+
+    names = [p.name for p in priced]
+    print(f"## Step models over the kernel model, leave one family out ({today()}, commit "
+          f"{commit()})\n")
+    print("Command: `.venv/bin/python benchmarks/step_variants.py`"
+          + "".join(f" --data {f}" for f in args.data or []) + "\n")
+    print("Each cell: held-out MAPE / in-sample MAPE / families worse than the roofline.\n")
+    print("| variant | " + " | ".join(f"{n} ({p.programs})" for n, p in zip(names, priced))
+          + " |")
+    print("|---|" + "---|" * len(names))
+    for name, by_data in results.items():
+        cells = []
+        for p in priced:
+            judged = by_data.get(p.name)
+            cells.append("-" if judged is None else
+                         f"{mape(p.measured_s, judged.held_out):.1%} / "
+                         f"{judged.in_sample:.1%} / {len(judged.worse)}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    roofline = " | ".join(f"{mape(p.measured_s, p.sums.roofline_s):.1%}" for p in priced)
+    print(f"| roofline | {roofline} |")
+    say(f"{time.perf_counter() - started:.0f} s in all")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
