@@ -2,7 +2,7 @@
 default for other machines, after adapt, roofline.
 
     .venv/bin/python benchmarks/cross_machine.py [--data data/cpu-3076d9df] [--hardware host-cpu]
-        [--spec own|bundle]
+        [--spec own|bundle] [--json FILE]
 
 The project keeps every machine's measurements: `data/cpu/` is the machine the bundle
 was trained on, and each other `data/*/` dataset holds the kernels and whole programs
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _common import commit
+from _common import commit, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("before adapt", "other machines' default", "after adapt", "roofline")
@@ -214,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec", choices=("own", "bundle"), default="own",
                         help="price through the measured machine's calibration (own, as "
                              "predict does there) or the bundle's training spec")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="also write every program's measured and predicted times to "
+                             "this JSON file (`benchmarks/generalisation.py` reads it)")
     args = parser.parse_args(argv)
 
     from stablecost.datasets import store
@@ -236,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
               f"trained on {models.kernel_meta.get('dataset')}); kernels read through "
               f"{'each machine' if args.spec == 'own' else 'the bundle'}'s spec.\n")
         priced_all = {}
+        runs: list[dict] = []
         for dataset in datasets:
             say(f"pricing {dataset}")
             priced_all[dataset] = price(dataset, models, args.spec)
@@ -261,6 +265,20 @@ def main(argv: list[str] | None = None) -> int:
                      if others else "not priced: no other machine's dataset was given.")
                   + "\n")
             print("\n".join(table(priced, after, default)) + "\n")
+            programs = priced.kind == "program"
+            runs.append({
+                "dataset": str(dataset.relative_to(ROOT) if dataset.is_relative_to(ROOT)
+                               else dataset),
+                "fingerprint_id": info.fingerprint_id,
+                "programs": [{"family": str(f), "measured_s": float(m), "before_s": float(b),
+                              "default_s": float(d), "after_s": float(a),
+                              "roofline_s": float(r)}
+                             for f, m, b, d, a, r in zip(
+                                 priced.family[programs], priced.measured_s[programs],
+                                 priced.before_s[programs], default, after,
+                                 priced.roofline_s[programs])]})
+        if args.json:
+            write_json(args.json, {"commit": commit(), "spec": args.spec, "datasets": runs})
     except StablecostError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
