@@ -36,6 +36,14 @@ percent between runs, so two models are compared on the *same* timings: `--timin
 FILE` keeps every program's measured time in FILE (JSON) and reuses the ones already
 there, e.g. once with the old checkout and once with the new.
 
+`--as-machine DATASET` prices stored timings (every round already in `--timings`; it
+times nothing) as `predict` would on the machine that measured DATASET (a `data/cpu-*`
+dataset): that machine's calibration stands in for host-cpu's, in a private config
+directory, and the bundle sees that machine's fingerprint, so the bundle's default for
+other machines applies where it would there and no adaptation of the machine running it
+does. `--json FILE` also writes every program's times (`benchmarks/generalisation.py`
+runs it this way over the stored timings).
+
 Each program is timed `--rounds` times (default 2), one round over all programs after
 the other, and the measured time is the geometric mean of its rounds. The rounds also
 give the measurement's own floor, printed under the tables: the MAPE of round 1 taken
@@ -455,15 +463,15 @@ def main() -> None:
     families = {}
     chosen = (never_seen_programs(args.set) if args.set in NEVER_SEEN_SETS
               else programs(args.quick))
+    if args.as_machine is not None:
+        short = [name for name in chosen if len(timings.get(name, [])) < args.rounds]
+        if short:
+            raise SystemExit(f"--as-machine prices stored timings only: {args.timings} lacks "
+                             f"{args.rounds} rounds of {len(short)} programs, e.g. {short[0]}")
     for name, (build, family) in chosen.items():
         built[name] = build()
         analyses[name] = stablecost.analyze(built[name].as_text(debug_info=True))
         families[name] = family
-    if args.as_machine is not None:
-        short = [name for name in built if len(timings.get(name, [])) < args.rounds]
-        if short:
-            raise SystemExit(f"--as-machine prices stored timings only: {args.timings} lacks "
-                             f"{args.rounds} rounds of {len(short)} programs, e.g. {short[0]}")
     measure_rounds(built, timings, args.rounds, args.timings)
 
     rows = []
