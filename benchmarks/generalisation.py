@@ -202,8 +202,9 @@ def run_part(out: Path, name: str, command: list[str]) -> dict:
     report kept beside it, its progress on this stderr)."""
     target = out / f"{name}.json"
     if target.is_file():
-        say(f"{name}: reusing {target}")
-        return json.loads(target.read_text())
+        data = json.loads(target.read_text())
+        say(f"{name}: reusing {target} (commit {data.get('commit', 'unknown')})")
+        return data
     say(f"{name}: {' '.join(command)}")
     started = time.perf_counter()
     with open(out / f"{name}.md.tmp", "w") as report:
@@ -247,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     judged: list[Judged] = []
+    commits: list[tuple[str, str]] = []
+
+    def part(name: str, command: list[str]) -> dict:
+        data = run_part(args.out, name, command)
+        commits.append((name, str(data.get("commit", "unknown"))))
+        return data
 
     if "lofo" in parts:
         for dataset in cpu_datasets():
@@ -260,10 +267,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.quick:
                 command += ["--epochs", str(QUICK_EPOCHS)]
             name = f"lofo-{dataset.name}" + ("-quick" if args.quick else "")
-            judged.append(judge_lofo(run_part(args.out, name, command)))
+            judged.append(judge_lofo(part(name, command)))
     if "machines" in parts:
-        judged += judge_machines(run_part(args.out, "machines",
-                                          ["benchmarks/cross_machine.py"]))
+        judged += judge_machines(part("machines", ["benchmarks/cross_machine.py"]))
     if "never-seen" in parts:
         for timings, dataset in stored_sets():
             rounds = min(len(v) if isinstance(v, list) else 1
@@ -272,10 +278,10 @@ def main(argv: list[str] | None = None) -> int:
             copy = args.out / f"timings-{timings.parent.name}-{timings.name}"
             copy.write_text(timings.read_text())
             set_name = timings.stem
-            run = run_part(args.out, f"set-{timings.parent.name}-{set_name}",
-                           ["benchmarks/fresh_programs.py", "--set", set_name,
-                            "--rounds", str(rounds), "--timings", str(copy),
-                            "--as-machine", str(dataset.relative_to(ROOT))])
+            run = part(f"set-{timings.parent.name}-{set_name}",
+                       ["benchmarks/fresh_programs.py", "--set", set_name,
+                        "--rounds", str(rounds), "--timings", str(copy),
+                        "--as-machine", str(dataset.relative_to(ROOT))])
             judged.append(judge_set(run, f"{set_name}, timed on {timings.parent.name}"))
 
     print(f"## The generalisation scorecard ({today()}, commit {commit()})\n")
@@ -285,6 +291,10 @@ def main(argv: list[str] | None = None) -> int:
           f"in `{args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}`."
           "\n")
     print("\n".join(scorecard(judged)))
+    stale = sorted({f"`{name}` at {c}" for name, c in commits if c != commit()})
+    if stale:
+        print(f"\nRead from earlier runs of another checkout: {', '.join(stale)} (delete "
+              "their JSON in the output folder to redo them).")
     met = sum(j.met for j in judged)
     print(f"\n{met} of {len(judged)} sets meet the accuracy target; "
           f"{sum(bool(j.interval_met) for j in judged)} of "
