@@ -188,7 +188,7 @@ def scorecard(judged: list[Judged]) -> list[str]:
     for j in judged:
         families = "-" if j.families_met is None else f"{j.families_met[0]} of {j.families_met[1]}"
         interval = "-" if j.inside is None else \
-            f"{j.inside:.0%} ({'yes' if j.interval_met else 'no'})"
+            f"{j.inside:.1%} ({'yes' if j.interval_met else 'no'})"
         lines.append(f"| {j.label} | {j.n} | {pct(j.learned)} | {pct(j.roofline)} | "
                      f"{pct(j.floor)} | {pct(j.bound)} | {families} | "
                      f"{', '.join(j.worse) or 'none'} | {'**yes**' if j.met else 'no'} | "
