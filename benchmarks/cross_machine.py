@@ -218,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also write every program's measured and predicted times to "
                              "this JSON file (`benchmarks/generalisation.py` reads it)")
     args = parser.parse_args(argv)
+    checkout = commit()   # the code that runs (HEAD may move before the end)
 
     from stablecost.datasets import store
     from stablecost.errors import StablecostError
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                                  priced.before_s[programs], default, after,
                                  priced.roofline_s[programs])]})
         if args.json:
-            write_json(args.json, {"commit": commit(), "spec": args.spec, "datasets": runs})
+            write_json(args.json, {"commit": checkout, "spec": args.spec, "datasets": runs})
     except StablecostError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -64,6 +64,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 
+from _common import commit, write_json  # noqa: E402
 from export_programs import _sgd  # noqa: E402  (the examples' plain-SGD training step)
 
 
@@ -450,6 +451,7 @@ def main() -> None:
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds}: must be at least 1")
     timings = _load_timings(args.timings)
+    checkout = commit()   # the code that runs (HEAD may move before the end)
     if args.as_machine is not None:
         if args.hardware != "host-cpu":
             parser.error(f"--as-machine prices host-cpu only, not --hardware {args.hardware}")
@@ -555,10 +557,8 @@ def main() -> None:
           f"{s_learned['mape']:.1%} (target ≤ 15 %, or 1.25x the measurement floor where "
           "that is above 12 %)")
     if args.json:
-        from _common import commit, write_json
-
         write_json(args.json, {
-            "commit": commit(), "set": args.set, "rounds": args.rounds,
+            "commit": checkout, "set": args.set, "rounds": args.rounds,
             "hardware": args.hardware,
             "as_machine": None if args.as_machine is None else str(args.as_machine),
             "programs": records})

@@ -363,7 +363,7 @@ def main() -> None:
     from stablecost.train import metrics
     from stablecost.train.data import dataset_hardware, pick_dataset
 
-    started = time.perf_counter()
+    started, checkout = time.perf_counter(), commit()   # the code that runs: HEAD now
     dataset = pick_dataset(args.data, None)
     hardware = store.DatasetInfo.read(dataset).hardware
     hw = dataset_hardware(dataset) if args.spec is None else read_spec(args.spec, hardware)
@@ -454,7 +454,7 @@ def main() -> None:
                       np.concatenate([floor_s[programs.family == family] for family in folds]))
         weight = np.concatenate([h.gnn_weight for h in helds])
         write_json(args.json, {
-            "commit": commit(), "dataset": repo_relative(str(dataset)), "hardware": hardware,
+            "commit": checkout, "dataset": repo_relative(str(dataset)), "hardware": hardware,
             "spec": repo_relative(hw.path), "params": params, "folds": folds,
             "seconds": round(time.perf_counter() - started, 1),
             "fallback_kernel_share": float(fallback),
