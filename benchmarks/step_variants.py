@@ -26,10 +26,11 @@ to refit per fold in seconds.
   kernels, share of predicted time inside loops, predicted over roofline) fitted to
   log(measured / calibration) of the other families' programs, of this dataset or of
   every dataset given (each priced through its own spec);
-- in-step corrector (datasets with step profiles, `stablecost collect profiles`):
-  trees on each kernel's features and its predicted time, fitted to log(in-step time
-  / predicted time) over the other families' profiled kernels, each weighted by its
-  share of its step; the calibration is then refitted over the corrected kernels;
+- in-step corrector, own data / pooled (datasets with step profiles, `stablecost
+  collect profiles`): trees on each kernel's features and its predicted time, fitted to
+  log(in-step time / predicted time) over the other families' profiled kernels of this
+  dataset, or of every dataset with profiles, each kernel weighted by its share of its
+  step; the calibration is then refitted over the corrected kernels;
 - in-step ceiling (same datasets): the calibration over each kernel's profiled time
   inside its step, the limit of any per-kernel model composed this way;
 - XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
@@ -286,23 +287,42 @@ def refit_over(p: Priced, per_kernel_s: np.ndarray, fit: np.ndarray,
     return np.maximum(design[held] @ coefficients, 0.1 * seconds[held].sum(axis=1))
 
 
-def in_step_corrector(seed: int) -> Variant:
+def in_step_rows(p: Priced) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The corrector's (inputs, target, weight) per kernel row of `p`: its features and
+    predicted time; log(in-step / predicted); its share of its step."""
+    assert p.in_step_s is not None
+    step_predicted = p.total(p.count * p.predicted_s)
+    step_in_step = p.total(p.count * p.in_step_s)
+    weight = 0.5 * (p.count * p.in_step_s / step_in_step[p.sample]
+                    + p.count * p.predicted_s / step_predicted[p.sample])
+    inputs = np.column_stack([p.X, np.log2(p.predicted_s * 1e6), np.log2(p.count)])
+    target = np.clip(np.log(np.maximum(p.in_step_s, 1e-8) / p.predicted_s), -6.0, 4.0)
+    return inputs, target, weight
+
+
+def in_step_corrector(pool: list[Priced] | None, seed: int) -> Variant:
+    """Trees correcting the kernel model toward in-step times (see the module docstring),
+    fitted on the other families of this dataset, or of every dataset with profiles in
+    `pool`."""
     import xgboost as xgb
 
     def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
-        assert p.in_step_s is not None
-        step_predicted = p.total(p.count * p.predicted_s)
-        step_in_step = p.total(p.count * p.in_step_s)
-        weight = 0.5 * (p.count * p.in_step_s / step_in_step[p.sample]
-                        + p.count * p.predicted_s / step_predicted[p.sample])
-        inputs = np.column_stack([p.X, np.log2(p.predicted_s * 1e6), np.log2(p.count)])
-        target = np.clip(np.log(np.maximum(p.in_step_s, 1e-8) / p.predicted_s), -6.0, 4.0)
-        rows = np.isin(p.sample, fit)
+        family = set(p.family[held].tolist()) - set(p.family[fit].tolist())  # held out
+        parts = []
+        for other in [q for q in pool or [p] if q.in_step_s is not None]:
+            inputs, target, weight = in_step_rows(other)
+            rows = (np.isin(other.sample, fit) if other is p else
+                    ~np.isin(other.family, list(family))[other.sample]
+                    & (other.split[other.sample] != "test"))
+            parts.append((inputs[rows], target[rows], weight[rows]))
+        inputs = np.concatenate([x for x, _, _ in parts])
+        target = np.concatenate([t for _, t, _ in parts])
+        weight = np.concatenate([w for _, _, w in parts])
         booster = xgb.train({**TREE_PARAMS, "objective": "reg:squarederror", "max_depth": 6,
                              "eta": 0.1, "colsample_bytree": 0.5, "min_child_weight": 20,
                              "reg_lambda": 10.0, "seed": seed},
-                            xgb.DMatrix(inputs[rows], target[rows], weight=weight[rows]), 100)
-        corrected = p.predicted_s * np.exp(booster.predict(xgb.DMatrix(inputs)))
+                            xgb.DMatrix(inputs, target, weight=weight), 100)
+        corrected = p.predicted_s * np.exp(booster.predict(xgb.DMatrix(in_step_rows(p)[0])))
         return refit_over(p, corrected, fit, held)
     return run
 
@@ -365,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
         "by class with roofline terms": linear_variant(roofline_terms=True),
         "stacker, own data": stacker(None, args.seed),
         "stacker, pooled": stacker(priced, args.seed),
-        "in-step corrector": in_step_corrector(args.seed),
+        "in-step corrector, own data": in_step_corrector(None, args.seed),
+        "in-step corrector, pooled": in_step_corrector(priced, args.seed),
         "in-step ceiling": in_step_ceiling,
     }
     results: dict[str, dict[str, Judged]] = {}
