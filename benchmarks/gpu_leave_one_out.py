@@ -78,6 +78,9 @@ def main() -> None:
                         help="most samples per (chip, family) slice (seeded; default 2000)")
     parser.add_argument("--quick", action="store_true", help="500 samples per slice")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-power-prior", action="store_true",
+                        help="fit against the plain roofline, without the TFLOP/s-per-watt "
+                             "efficiency prior (models/power_prior.py) the bundle uses")
     args = parser.parse_args()
     from stablecost.train import metrics
     from stablecost.train.gpu_corpus import FAMILIES, fit, load_parts, predict_samples
@@ -93,11 +96,14 @@ def main() -> None:
     held = sorted({GROUPS.get(p.chip, p.chip) for p in parts})
     # family -> list of (held-out label, chip, learned summary, roofline summary)
     results: dict[str, list[tuple[str, dict, dict]]] = {f: [] for f in FAMILIES}
+    priors = {}
     for group in held:
         t0 = time.perf_counter()
         train = [p for p in parts if GROUPS.get(p.chip, p.chip) != group]
         test = [p for p in parts if GROUPS.get(p.chip, p.chip) == group]
-        model = fit(train, target=target, seed=args.seed, interval=False)
+        model = fit(train, target=target, seed=args.seed, interval=False,
+                    prior=not args.no_power_prior)
+        priors[group] = model.power_prior_
         for p in test:
             predicted = predict_samples(model, p)
             learned = metrics.summary(p.measured_s, predicted)
@@ -108,6 +114,11 @@ def main() -> None:
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"## Leave one GPU out ({rows:,} samples at most per chip and family, seed "
           f"{args.seed}, target {target})\n")
+    print("Power prior per fold (efficiency = e_max below the knee, falling as (TFLOP/s "
+          "per W / knee)^-alpha above it; fitted on the fold's training GEMMs): "
+          + "; ".join(f"without {g}: " + ("none" if p is None else
+                      f"e_max {p.e_max:.3f}, knee {p.knee:.2f}, alpha {p.alpha:.3f}")
+                      for g, p in priors.items()) + "\n")
     for family in FAMILIES:
         if not results[family]:
             continue

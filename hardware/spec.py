@@ -19,7 +19,8 @@ _TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
 _SECTION_KEYS = {
     "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
                 "f32_matmul_as", "compute_units", "clock_hz",
-                "loop_convolution_macs_per_s", "transcendentals_per_s_by_op"},
+                "loop_convolution_macs_per_s", "transcendentals_per_s_by_op",
+                "board_power_w"},
     "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
@@ -27,7 +28,7 @@ _SECTION_KEYS = {
                      "inter_node_latency_s", "max_chips", "in_switch_reduction_efficiency",
                      "collective_overhead_s", "calibrated"},
 }
-_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes",
+_OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes", "board_power_w",
              "loop_convolution_macs_per_s", "transcendentals_per_s_by_op",
              "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
@@ -162,6 +163,10 @@ class Hardware:
     # than 10x (atan2, cbrt, sine against exp). Opcodes not in it, and every
     # transcendental when it is empty, are priced at transcendentals_per_s.
     transcendentals_per_s_by_op: Mapping[str, float] = field(default_factory=dict)
+    # GPU only: the board's power limit (datasheet TDP, W); with a tensor peak it gives
+    # the FLOP/s per watt from which the GPU kernel model takes how much of that peak
+    # the chip sustains (`models.power_prior`). None: not known, no such prior.
+    board_power_w: float | None = None
     aliases: tuple[str, ...] = ()
     sources: tuple[Mapping[str, str], ...] = ()
     measured: Mapping[str, Any] = field(default_factory=dict)
@@ -203,6 +208,9 @@ class Hardware:
             raise HardwareSpecError(f"{where}: loop_convolution_macs_per_s must be a positive "
                                     f"number on a cpu spec, got {loop_rate!r} on a "
                                     f"{self.kind} spec")
+        if self.board_power_w is not None and not _positive(self.board_power_w):
+            raise HardwareSpecError(f"{where}: board_power_w must be a positive number of "
+                                    f"watts, got {self.board_power_w!r}")
         if isinstance(self.chips_per_node, bool) or not isinstance(self.chips_per_node, int) \
                 or self.chips_per_node < 1:
             raise HardwareSpecError(f"{where}: chips_per_node must be an integer >= 1, got "
@@ -243,6 +251,7 @@ class Hardware:
             "transcendentals_per_s_by_op": dict(self.transcendentals_per_s_by_op),
             "f32_matmul_as": self.f32_matmul_as,
             "compute_units": self.compute_units, "clock_hz": self.clock_hz,
+            "board_power_w": self.board_power_w,
             "memory_capacity_bytes": self.memory_capacity_bytes,
             "memory_bandwidth_bytes_per_s": self.memory_bandwidth_bytes_per_s,
             "on_chip_cache_bytes": self.on_chip_cache_bytes,
@@ -339,6 +348,9 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     problem = _by_op_problem(by_op)
     if problem:
         raise fail(f"transcendentals_per_s_by_op {problem}")
+    power = flat.get("board_power_w")
+    if power is not None and not _positive(power):
+        raise fail(f"board_power_w must be a positive number of watts, got {power!r}")
     calibrated_links = None if calibrated is None else _parse_calibrated(calibrated, fail)
     return Hardware(
         name=data["name"], vendor=data["vendor"], kind=data["kind"],
@@ -357,6 +369,7 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         inter_node_bandwidth_bytes_per_s=float(flat["inter_node_bandwidth_bytes_per_s"]),
         inter_node_latency_s=float(flat["inter_node_latency_s"]),
         compute_units=flat.get("compute_units"), clock_hz=flat.get("clock_hz"),
+        board_power_w=None if power is None else float(power),
         on_chip_cache_bytes=flat.get("on_chip_cache_bytes"), max_chips=flat.get("max_chips"),
         in_switch_reduction_efficiency=(None if efficiency is None else float(efficiency)),
         collective_overhead_s=None if overhead is None else float(overhead),

@@ -65,6 +65,10 @@ class KernelCostModel:
     43.2 % at 256).
     """
 
+    # the GPU bundle's efficiency prior (`models.power_prior`), set by
+    # `train.gpu_corpus.fit`; the roofline the log ratio is taken against is divided by it
+    power_prior_: Any = None
+
     def __init__(self, *, target: str = "log_time", n_estimators: int = 400,
                  max_depth: int = 6, learning_rate: float = 0.1, subsample: float = 0.8,
                  colsample_bytree: float = 0.8, min_child_weight: float = 2.0,

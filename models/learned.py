@@ -70,6 +70,7 @@ from .coverage import (
 )
 from .features import unique_features
 from .kernel_model import KernelCostModel
+from .power_prior import PowerPrior, tensor_tflops_per_watt
 from .roofline import KernelTime, kernel_times
 from .step_calibration import blend, gnn_weight, kernel_groups, physical_floor_s
 
@@ -118,6 +119,14 @@ class LearnedModels:
         bundle does not record them (it then prices every kernel)."""
         table = self.kernel_meta.get("coverage")
         return table if isinstance(table, dict) else None
+
+    @functools.cached_property
+    def power_prior(self) -> PowerPrior | None:
+        """The GPU kernel model's efficiency prior (`models.power_prior`), None when the
+        bundle was fitted against the plain roofline."""
+        data = self.kernel_meta.get("power_prior")
+        return None if data is None else PowerPrior.from_dict(
+            data, f"{self.path / 'kernel_xgb' / 'meta.json'}: power_prior")
 
     @property
     def is_gpu_bundle(self) -> bool:
@@ -212,10 +221,12 @@ def load_kernel_model(hardware: str, root: Path | None = None) -> LearnedModels 
     if not (path / "kernel_xgb").is_dir():
         return None
     kernel, meta = KernelCostModel.load(path / "kernel_xgb")
-    return LearnedModels(hardware, path, kernel, meta, spec=bundled_hardware(hardware, root),
-                         step_interval=_read_step_interval(
-                             path / "kernel_xgb" / STEP_INTERVAL_FILE,
-                             str(meta.get("data_digest", ""))))
+    models = LearnedModels(hardware, path, kernel, meta, spec=bundled_hardware(hardware, root),
+                           step_interval=_read_step_interval(
+                               path / "kernel_xgb" / STEP_INTERVAL_FILE,
+                               str(meta.get("data_digest", ""))))
+    _ = models.power_prior     # a damaged prior is refused here, not at the first predict
+    return models
 
 
 def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None:
@@ -304,14 +315,18 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         # layered models repeat a few distinct kernels: the models see each one once
         unique_X, first, inverse = unique_features(subset, program, hw)
         if roofline is None:
-            unique_rl = np.array([t.time_s for t in kernel_times(
-                [subset[i] for i in first], program, hw)])
-            rl = unique_rl[inverse]
+            unique_times = kernel_times([subset[i] for i in first], program, hw)
         else:
-            rl = np.array([roofline[i].time_s for i in chosen])
-            unique_rl = rl[first]
-        predicted = models.kernel.predict(unique_X, unique_rl)
-        interval = models.kernel.predict_interval(unique_X, unique_rl)
+            unique_times = [roofline[chosen[i]] for i in first]
+        unique_rl = np.array([t.time_s for t in unique_times])
+        rl = unique_rl[inverse]
+        base = unique_rl
+        prior = models.power_prior
+        if prior is not None:
+            base = prior.baseline_s(unique_times, np.array(
+                [tensor_tflops_per_watt(subset[i], program, hw) for i in first]))
+        predicted = models.kernel.predict(unique_X, base)
+        interval = models.kernel.predict_interval(unique_X, base)
         low, high = np.minimum(interval.low_s, predicted), np.maximum(interval.high_s, predicted)
         table = models.coverage
         if table is not None:

@@ -31,12 +31,14 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from ..models.power_prior import PowerPrior, fit_power_prior
+from ..models.roofline import KernelTime
 from .data import Featurized
 
 # (chip, aiconfigurator system, library, version, recipes)
@@ -87,6 +89,10 @@ class Part:
     target_s: np.ndarray       # per kernel row
     weight: np.ndarray
     classes: list[tuple[str, set[str]]]   # per kernel row: coverage class and opcodes
+    # per kernel row: the roofline's terms and the tensor TFLOP/s per watt of the row's
+    # dtype (NaN off the tensor units), for the power prior (`models.power_prior`)
+    kernel_times: list[KernelTime] = field(default_factory=list)
+    tflops_per_watt: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def measured_s(self) -> np.ndarray:
@@ -180,6 +186,8 @@ def load_parts(data: str | Path, *, rows: int = 4000, seed: int = 0,
     from ..featurize.fusion import COLLECTIVE
     from ..hardware import get_hardware
     from ..models.coverage import kernel_class, kernel_opcodes
+    from ..models.power_prior import tensor_tflops_per_watt
+    from ..models.roofline import kernel_time
     from .data import featurize_rows, kernel_targets, load_frame
 
     data = Path(data)
@@ -208,44 +216,75 @@ def load_parts(data: str | Path, *, rows: int = 4000, seed: int = 0,
                 start = time.perf_counter()
                 f, analyses = featurize_rows(sub, hw, keep_analyses=True)
                 assert analyses is not None
-                classes = [(kernel_class(k, a.program, hw), kernel_opcodes(k, a.program))
-                           for a in analyses for k in a.kernels
+                kernels = [(k, a.program) for a in analyses for k in a.kernels
                            if k.kind != COLLECTIVE and k.priced]
+                assert len(kernels) == len(f.X), "kernel rows out of step with the features"
+                classes = [(kernel_class(k, prog, hw), kernel_opcodes(k, prog))
+                           for k, prog in kernels]
+                times = [kernel_time(k, prog, hw) for k, prog in kernels]
+                per_watt = np.array([tensor_tflops_per_watt(k, prog, hw)
+                                     for k, prog in kernels])
                 target_s, weight = kernel_targets(f, 0.0)   # CUDA-event timings: no floor
-                parts.append(Part(hw.name, family, f, target_s, weight, classes))
+                parts.append(Part(hw.name, family, f, target_s, weight, classes, times,
+                                  per_watt))
                 say(f"featurized {hw.name} {family}: {len(f.samples):,} samples, "
                     f"{len(f.X):,} kernels ({time.perf_counter() - start:.0f} s)")
     return parts
 
 
-def stack(parts: Sequence[Part]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                          np.ndarray]:
-    """(X, target_s, roofline_s, weight, row split) of several parts, concatenated."""
+def power_prior(parts: Sequence[Part]) -> PowerPrior | None:
+    """The power prior fitted on the training rows of the GEMM parts among `parts`."""
+    gemm = [p for p in parts if p.family == "gemm"]
+    if not gemm:
+        return None
+    train = np.concatenate([p.row_split == "train" for p in gemm])
+    x = np.concatenate([p.tflops_per_watt for p in gemm])[train]
+    target_s = np.concatenate([p.target_s for p in gemm])[train]
+    roofline_s = np.concatenate([p.f.roofline_s for p in gemm])[train]
+    return fit_power_prior(x, target_s / roofline_s, roofline_s)
+
+
+def baseline_s(part: Part, prior: PowerPrior | None) -> np.ndarray:
+    """What the model's log ratio is taken against for `part`'s rows: the roofline, its
+    compute term divided by the power prior's efficiency where one was fitted."""
+    if prior is None:
+        return part.f.roofline_s
+    return prior.baseline_s(part.kernel_times, part.tflops_per_watt)
+
+
+def stack(parts: Sequence[Part], prior: PowerPrior | None = None
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(X, target_s, baseline_s, weight, row split) of several parts, concatenated."""
     return (np.concatenate([p.f.X for p in parts]),
             np.concatenate([p.target_s for p in parts]),
-            np.concatenate([p.f.roofline_s for p in parts]),
+            np.concatenate([baseline_s(p, prior) for p in parts]),
             np.concatenate([p.weight for p in parts]),
             np.concatenate([p.row_split for p in parts]))
 
 
 def fit(parts: Sequence[Part], *, target: str = "log_ratio", seed: int = 0,
-        n_estimators: int = 400, interval: bool = True):
+        n_estimators: int = 400, interval: bool = True, prior: bool = True):
     """The kernel model fitted on the training rows of `parts` (early stopping on their
-    validation rows), as `stablecost train xgboost` fits one."""
+    validation rows), as `stablecost train xgboost` fits one, against the roofline with
+    the power prior of their GEMMs (`power_prior`, kept as the model's `power_prior_`;
+    None with `prior=False` or too few chips)."""
     from ..models.kernel_model import KernelCostModel
 
-    X, target_s, roofline_s, weight, split = stack(parts)
+    chosen = power_prior(parts) if prior else None
+    X, target_s, base_s, weight, split = stack(parts, chosen)
     tr, va = split == "train", split == "val"
-    return KernelCostModel(target=target, seed=seed, n_estimators=n_estimators,
-                           ignored_features=IGNORED_FEATURES).fit(
-        X[tr], target_s[tr], roofline_s[tr], weight=weight[tr],
-        eval_set=(X[va], target_s[va], roofline_s[va]), interval=interval)
+    model = KernelCostModel(target=target, seed=seed, n_estimators=n_estimators,
+                            ignored_features=IGNORED_FEATURES).fit(
+        X[tr], target_s[tr], base_s[tr], weight=weight[tr],
+        eval_set=(X[va], target_s[va], base_s[va]), interval=interval)
+    model.power_prior_ = chosen
+    return model
 
 
 def predict_samples(model, part: Part) -> np.ndarray:
     """The model's time of every sample of `part` (sum of its kernels)."""
-    f = part.f
-    return f.sum_per_sample(model.predict(f.X, f.roofline_s))
+    base = baseline_s(part, getattr(model, "power_prior_", None))
+    return part.f.sum_per_sample(model.predict(part.f.X, base))
 
 
 def stderr(message: str) -> None:

@@ -8,7 +8,10 @@ hardware features), so that any catalog NVIDIA GPU is priced through its own num
 Both targets (log time, log ratio to the roofline) are fitted on the training shape
 groups and the one with the lower validation MAPE (per measured sample) is kept; its
 test-split accuracy per chip and family goes into the bundle's metadata and the MLflow
-run. The metadata also records the command, the chips and the coverage table
+run. With log ratio, the roofline's compute term of dots and convolutions on tensor
+units is first divided by the power prior fitted on the training GEMMs
+(`models.power_prior`: the share of peak a chip sustains, from its TFLOP/s per watt),
+which the metadata keeps. The metadata also records the command, the chips and the coverage table
 (`models.coverage`): the kernel classes and opcodes of the training data, outside which
 `predict` prices a kernel with the roofline and says so.
 """
@@ -125,6 +128,8 @@ def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | No
         "val_mape_by_target": {k: v for k, (v, _) in fitted.items()},
         "test": table, "command": command, "seed": seed,
     }
+    if model.power_prior_ is not None:
+        meta["power_prior"] = model.power_prior_.to_dict()
     import mlflow
 
     from . import tracking
@@ -134,7 +139,8 @@ def train(data: str | Path, *, rows: int = 4000, seed: int = 0, write: Path | No
         mlflow.set_tags({"stablecost.model": "kernel_xgb", "stablecost.hardware": "gpu"})
         mlflow.log_params({**model.get_params(), "target_choice": choice, "rows": rows,
                            "chips": ",".join(chips), "dataset_digest": digest,
-                           "samples": len(samples), "command": command[:500]})
+                           "samples": len(samples), "command": command[:500],
+                           "power_prior": str(meta.get("power_prior"))})
         flat = {f"val_mape_target_{k}": v for k, (v, _) in fitted.items()}
         for key, stats in table.items():
             flat |= {f"test_{key.replace('/', '_')}_{m}": v for m, v in stats.items()}
