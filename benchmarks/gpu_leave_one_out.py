@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/gpu_leave_one_out.py [--data ../shared/data]
                                                      [--rows 2000] [--quick] [--seed 0]
+                                                     [--no-power-prior] [--by-size]
 
 For every GPU with measurements in ../shared/data (`train/gpu_corpus.py`: aiconfigurator
 GEMMs and fused attention on A100-SXM, H100, H200 and B200; NeuSight fp32 ops on P100,
@@ -64,6 +65,28 @@ def bias_split(measured_s, predicted_s) -> tuple[float, float]:
     return bias, float(np.median(np.abs(ratio / bias - 1.0)))
 
 
+def by_size(part, predicted_s) -> list[tuple[str, int, int, float, float]]:
+    """(dtype, quarter 1-4 of roofline time within the dtype, samples, bias, median APE)
+    of a GEMM part's predictions."""
+    import numpy as np
+
+    ratio = np.asarray(predicted_s) / part.measured_s
+    dtypes = part.f.samples["dtype"].to_numpy()
+    size = part.f.sample_roofline_s()
+    out = []
+    for dtype in sorted(set(dtypes)):
+        rows = dtypes == dtype
+        edges = np.quantile(size[rows], [0.25, 0.5, 0.75])
+        quarter = np.searchsorted(edges, size)
+        for q in range(4):
+            chosen = rows & (quarter == q)
+            if chosen.any():
+                out.append((str(dtype), q + 1, int(chosen.sum()),
+                            float(np.median(ratio[chosen])),
+                            float(np.median(np.abs(ratio[chosen] - 1.0)))))
+    return out
+
+
 def _check(family: str, learned: dict, roofline: dict) -> str:
     ok = learned["median_ape"] <= 0.5 * roofline["median_ape"]
     if family in GEMMS:
@@ -81,6 +104,9 @@ def main() -> None:
     parser.add_argument("--no-power-prior", action="store_true",
                         help="fit against the plain roofline, without the TFLOP/s-per-watt "
                              "efficiency prior (models/power_prior.py) the bundle uses")
+    parser.add_argument("--by-size", action="store_true",
+                        help="also print, per held-out GPU, its GEMMs' bias and median APE "
+                             "by dtype and quarter of roofline time")
     args = parser.parse_args()
     from stablecost.train import metrics
     from stablecost.train.gpu_corpus import FAMILIES, fit, load_parts, predict_samples
@@ -97,6 +123,7 @@ def main() -> None:
     # family -> list of (held-out label, chip, learned summary, roofline summary)
     results: dict[str, list[tuple[str, dict, dict]]] = {f: [] for f in FAMILIES}
     priors = {}
+    sizes: list[tuple[str, list[tuple[str, int, int, float, float]]]] = []
     for group in held:
         t0 = time.perf_counter()
         train = [p for p in parts if GROUPS.get(p.chip, p.chip) != group]
@@ -110,6 +137,8 @@ def main() -> None:
             learned["bias"], learned["scatter"] = bias_split(p.measured_s, predicted)
             roofline = metrics.summary(p.measured_s, p.f.sample_roofline_s())
             results[p.family].append((p.chip, learned, roofline))
+            if args.by_size and p.family == "gemm":
+                sizes.append((p.chip, by_size(p, predicted)))
         print(f"  held out {group}: {model.best_iteration_} rounds, "
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"## Leave one GPU out ({rows:,} samples at most per chip and family, seed "
@@ -134,6 +163,17 @@ def main() -> None:
                   f"{s['scatter']:.1%} | {r['mape']:.1%} | "
                   f"{r['median_ape']:.1%} | {r['within_10pct']:.0%} | "
                   f"{r['kendall_tau']:.3f} | {_check(family, s, r)} |")
+        print()
+    if sizes:
+        print("### GEMMs by dtype and size\n")
+        print("Each held-out GPU's GEMMs split by dtype, then into quarters of their "
+              "roofline time (1: the smallest): bias (median predicted / measured) and "
+              "median APE.\n")
+        print("| held-out GPU | dtype | quarter | n | bias | median APE |")
+        print("|---|---|---|---|---|---|")
+        for chip, table in sizes:
+            for dtype, quarter, n, bias, ape in table:
+                print(f"| {chip} | {dtype} | {quarter} | {n:,} | {bias:.3f} | {ape:.1%} |")
         print()
     met = [(f, c) for f, rows_ in results.items() for c, s, r in rows_
            if _check(f, s, r) == "met"]
