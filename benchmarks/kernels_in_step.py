@@ -1,8 +1,8 @@
 """Where inside a step the learned fidelity misprices a program: each kernel class's
 measured time inside the step (XLA's profiler) next to its learned time.
 
-    .venv/bin/python benchmarks/kernels_in_step.py [--set never-seen-2] [--program NAME ...]
-        [--top 6] [--thunks 0] [--hardware host-cpu]
+    .venv/bin/python benchmarks/kernels_in_step.py [--set never-seen-2 ...] [--program NAME ...]
+        [--top 6] [--thunks 0] [--hardware host-cpu] [--warm-cold N]
 
 For each program of a committed never-seen set (`fresh_programs.py --set`; the set's
 hash is checked) or of `fresh_programs.py`'s own list (`--set fresh`), it runs
@@ -19,6 +19,15 @@ bytes, `featurize/step_profile.py`).
 exclusive time per step) with the kernels of ours whose ops each holds: where XLA
 fused, duplicated or split our kernels differently, and which library ran a dot
 (`ynn_fusion*`: YNNPACK; `dot.*`: XLA's own dot thunk).
+
+`--warm-cold N` also cuts each program's N non-dot kernels that take the most time inside
+the step and move at least 256 KiB (`featurize.outline`) into executables of their own
+and times each one alone twice: warm (the collector's rule for kernel samples: the same
+inputs call after call, as the kernel model's training data was timed) and cold (the
+last-level cache evicted before every call, `hardware.timing.CacheEvictor`). The table
+at the end compares each kernel's time inside the step with the two, with its learned
+and its roofline time, by bytes moved: how far the warm-cache labels the kernel model
+learns from are from what a kernel costs inside a step. `--set` may be repeated.
 
 It times programs: run it on an idle machine, on one CPU device (the measured fidelity
 splits the step by the profile only there). Running it on a never-seen set does not
@@ -50,6 +59,61 @@ def kernel_groups(measured, learned) -> dict[tuple[str, str], list[float]]:
     return groups
 
 
+WARM_COLD_MIN_BYTES = 256 * 1024
+WARM_COLD_BUCKETS = ((256 * 1024, 1 << 20), (1 << 20, 4 << 20), (4 << 20, float("inf")))
+
+
+def warm_cold_rows(text: str, name: str, measured, learned, roofline, top: int,
+                   evict) -> list[dict[str, float]]:
+    """The `top` non-dot kernels of the step (by time inside it) that move at least
+    WARM_COLD_MIN_BYTES, each timed alone warm and cold: per execution, seconds."""
+    from stablecost.featurize.outline import outline
+    from stablecost.featurize.xla_compile import time_module
+    from stablecost.hardware.timing import KERNEL_TIMING
+
+    twins = [{k.index: k for k in p.kernels} for p in (learned, roofline)]
+    chosen = sorted((k for k in measured.kernels if k.kind in ("loop", "reduction")
+                     and k.bytes_accessed >= WARM_COLD_MIN_BYTES and k.count > 0),
+                    key=lambda k: -k.total_time_s)[:top]
+    if not chosen:
+        return []
+    alone = {k.index: k for k in outline(text, name).kernels}
+    rows = []
+    for k in chosen:
+        if k.index not in alone or k.index not in twins[0] or k.index not in twins[1]:
+            continue
+        data = alone[k.index].text.encode()
+        warm = time_module(data, f"{name}#{k.index}", KERNEL_TIMING, None).median_s
+        cold = time_module(data, f"{name}#{k.index}", KERNEL_TIMING, evict).median_s
+        rows.append({"bytes": k.bytes_accessed, "in_step": k.time_s, "warm": warm,
+                     "cold": cold, "learned": twins[0][k.index].time_s,
+                     "roofline": twins[1][k.index].time_s})
+    return rows
+
+
+def print_warm_cold(rows: list[dict[str, float]]) -> None:
+    import numpy as np
+
+    print("\n### Kernels inside the step against the same kernels timed alone\n")
+    print("Per kernel, log2 of its time inside the step over each other time; median "
+          "(as a factor) and mean absolute log2 (1.0: a factor 2 typical either way).\n")
+    print("| bytes moved | kernels | in step / warm alone | in step / cold alone | "
+          "in step / learned | in step / roofline |")
+    print("|---|---:|---|---|---|---|")
+    for low, high in WARM_COLD_BUCKETS:
+        chosen = [r for r in rows if low <= r["bytes"] < high and r["in_step"] > 0
+                  and r["learned"] > 0 and r["roofline"] > 0]
+        if not chosen:
+            continue
+        cells = []
+        for other in ("warm", "cold", "learned", "roofline"):
+            ratio = np.log2([r["in_step"] / r[other] for r in chosen])
+            cells.append(f"x{2 ** np.median(ratio):.2f} ({np.mean(np.abs(ratio)):.2f})")
+        span = f"{low / 2**20:g}-{high / 2**20:g} MiB" if high < float("inf") else \
+            f">= {low / 2**20:g} MiB"
+        print(f"| {span} | {len(chosen)} | " + " | ".join(cells) + " |")
+
+
 def print_thunks(text: str, analysis, name: str, top: int) -> None:
     """Profile `text` once and print its `top` longest thunks with our kernels in each
     (kernel indexes are `analysis`'s: the profile analyzes the same program)."""
@@ -71,29 +135,44 @@ def print_thunks(text: str, analysis, name: str, top: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), default="never-seen-2")
+    parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), action="append",
+                        help="a committed set of programs (repeatable; default never-seen-2)")
     parser.add_argument("--program", action="append", default=None,
                         help="only these programs of the set (repeatable)")
     parser.add_argument("--top", type=int, default=6, help="groups shown per program")
     parser.add_argument("--thunks", type=int, default=0,
                         help="also print each program's N longest XLA thunks")
     parser.add_argument("--hardware", default="host-cpu")
+    parser.add_argument("--warm-cold", type=int, default=0, metavar="N",
+                        help="also time each program's N largest non-dot kernels alone, "
+                             "warm and cold, and print the comparison")
     args = parser.parse_args()
-    if args.top < 1 or args.thunks < 0:
-        parser.error(f"--top {args.top} / --thunks {args.thunks}: need --top >= 1 and "
-                     "--thunks >= 0")
-    chosen = (never_seen_programs(args.set) if args.set in NEVER_SEEN_SETS
-              else programs(quick=False))
+    if args.top < 1 or args.thunks < 0 or args.warm_cold < 0:
+        parser.error(f"--top {args.top} / --thunks {args.thunks} / --warm-cold "
+                     f"{args.warm_cold}: need --top >= 1, --thunks >= 0, --warm-cold >= 0")
+    sets = args.set or ["never-seen-2"]
+    chosen = {}
+    for which in sets:
+        chosen.update(never_seen_programs(which) if which in NEVER_SEEN_SETS
+                      else programs(quick=False))
     names = args.program or list(chosen)
     unknown = sorted(set(names) - set(chosen))
     if unknown:
-        parser.error(f"--program {', '.join(unknown)}: not in --set {args.set}; it has "
-                     f"{', '.join(chosen)}")
+        parser.error(f"--program {', '.join(unknown)}: not in --set {', '.join(sets)}; "
+                     f"they have {', '.join(chosen)}")
 
     import stablecost
 
-    print(f"## Kernels inside the step, --set {args.set} ({today()}, commit {commit()})\n")
-    print(f"Command: `.venv/bin/python benchmarks/kernels_in_step.py --set {args.set}`\n")
+    evict = None
+    if args.warm_cold:
+        from stablecost.hardware.timing import CacheEvictor
+
+        evict = CacheEvictor()
+    given = " ".join(f"--set {s}" for s in sets)
+    print(f"## Kernels inside the step, {given} ({today()}, commit {commit()})\n")
+    print(f"Command: `.venv/bin/python benchmarks/kernels_in_step.py {given}"
+          + (f" --warm-cold {args.warm_cold}" if args.warm_cold else "") + "`\n")
+    warm_cold: list[dict[str, float]] = []
     for name in names:
         text = chosen[name][0]().as_text(debug_info=True)
         analysis = stablecost.analyze(text)
@@ -112,7 +191,13 @@ def main() -> int:
                   f"{ratio} |")
         if args.thunks:
             print_thunks(text, analysis, name, args.thunks)
+        if args.warm_cold and profiled:
+            roofline = stablecost.predict(analysis, args.hardware, fidelity="roofline")
+            warm_cold += warm_cold_rows(text, name, measured, learned, roofline,
+                                        args.warm_cold, evict)
         print(flush=True)
+    if args.warm_cold:
+        print_warm_cold(warm_cold)
     return 0
 
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import target_bound  # noqa: E402
-from generalisation import judge, judge_set, run_part, scorecard  # noqa: E402
+from generalisation import judge, judge_pooled, judge_set, run_part, scorecard  # noqa: E402,E501
 
 
 def test_the_bound_is_15_percent_half_the_roofline_or_a_noisy_floor():
@@ -53,6 +53,23 @@ def test_a_set_reads_its_floor_from_its_timing_rounds():
     assert "10.0% of the learned kernel time" in judged.fallback
     line = scorecard([judged])[2]
     assert "| a set | 4 | 20.0% | 100.0% | 20.0% | 25.0% |" in line and "**yes**" in line
+
+
+def test_the_stored_sets_pooled_judge_each_set_as_a_family():
+    def rows(n, learned, inside):
+        return [{"measured_s": 1.0, "rounds": [1.0, 1.1], "learned_s": learned,
+                 "roofline_s": 1.5, "low_s": 0.5 if i < inside else 2.0, "high_s": 3.0,
+                 "fell_back": False, "roofline_kernel_s": 0.0, "kernel_s": 1.0}
+                for i in range(n)]
+
+    pooled = judge_pooled([("a", {"programs": rows(10, 1.1, 10)}),
+                           ("b", {"programs": rows(5, 2.0, 0)})])
+    assert pooled.n == 15 and pooled.learned == pytest.approx((10 * 0.1 + 5 * 1.0) / 15)
+    assert pooled.families_met == (1, 1)      # set b has too few programs to be judged alone
+    assert pooled.worse == ("b",)             # but is worse than the roofline
+    assert pooled.inside == pytest.approx(10 / 15)
+    assert pooled.floor == pytest.approx(1 / 11)   # round 1 as a prediction of round 2
+    assert not pooled.met
 
 
 def test_a_part_already_in_the_output_folder_is_read_not_run(tmp_path):

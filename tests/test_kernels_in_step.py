@@ -31,3 +31,22 @@ def test_kernels_group_by_kind_and_opcode_set_with_their_learned_twins():
     assert relu == [pytest.approx(4e-3), pytest.approx(2e-4), 2]
     assert groups[("matmul", "dot_general")] == [pytest.approx(3e-3), pytest.approx(1e-3), 2]
     assert len(groups) == 2
+
+
+def test_the_warm_cold_table_gives_each_bucket_its_median_factor(capsys):
+    from kernels_in_step import print_warm_cold
+
+    def row(mib, in_step, warm, cold):
+        return {"bytes": mib * 2**20, "in_step": in_step, "warm": warm, "cold": cold,
+                "learned": in_step / 4, "roofline": in_step}
+
+    rows = [row(0.5, 2e-4, 1e-4, 4e-4), row(0.5, 4e-4, 1e-4, 4e-4),     # x2, x4 warm
+            row(8, 3e-3, 1e-3, 3e-3), row(0.1, 1e-3, 1e-6, 1e-6)]      # last: too small
+    print_warm_cold(rows)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    small = next(line for line in lines if line.startswith("| 0.25-1 MiB"))
+    # warm: log2 ratios 1 and 2, median factor 2^1.5; cold: 0.5 and 1
+    assert "| 2 |" in small and "x2.83 (1.50)" in small and "x0.71 (0.50)" in small
+    large = next(line for line in lines if line.startswith("| >= 4 MiB"))
+    assert "x3.00" in large and "x1.00 (0.00)" in large and "x4.00 (2.00)" in large
+    assert len(lines) == 3      # the header and the two buckets with kernels
