@@ -31,13 +31,13 @@ _LAZY = {
     "Hardware": ".hardware", "get_hardware": ".hardware", "list_hardware": ".hardware",
     "CollectiveRow": ".models.comm.pricing",
     "Candidate": ".serve.api", "FidelityTotals": ".serve.api", "KernelRow": ".serve.api",
-    "Prediction": ".serve.api", "predict": ".serve.api", "predict_many": ".serve.api",
+    "Prediction": ".serve.api", "carry_over": ".serve.api", "predict": ".serve.api", "predict_many": ".serve.api",
     "rank": ".serve.api",
 }
 
 __all__ = [
     "Analysis", "Candidate", "CollectiveRow", "FidelityTotals", "Hardware", "KernelRow",
-    "Prediction", "StablecostError", "analyze", "errors", "get_hardware", "list_hardware",
+    "Prediction", "StablecostError", "analyze", "carry_over", "errors", "get_hardware", "list_hardware",
     "load_program", "predict", "predict_many", "rank",
 ]
 

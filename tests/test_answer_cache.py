@@ -58,7 +58,7 @@ def test_a_repeated_question_is_answered_from_the_cache_without_jax(argv, exampl
 def _args(**changes) -> Namespace:
     base = dict(command="predict", mesh=None, entry=None, shape=None, dim=None,
                 hardware="H100-SXM", fidelity="auto", topology=None, no_overlap=False,
-                no_cache=False, top=10, json=False)
+                measured_on=None, no_cache=False, top=10, json=False)
     return Namespace(**{**base, **changes})
 
 
@@ -71,6 +71,7 @@ def test_what_the_answer_depends_on_is_in_its_key(tmp_path, monkeypatch):
               answers.key(_args(hardware="B200"), b"module", "a.mlir"),
               answers.key(_args(mesh="data=2"), b"module", "a.mlir"),
               answers.key(_args(no_overlap=True), b"module", "a.mlir"),
+              answers.key(_args(measured_on="H200-SXM=1ms"), b"module", "a.mlir"),
               answers.key(_args(command="analyze"), b"module", "a.mlir")]
     assert key not in others and len(set(others)) == len(others)
     # a new calibration in the user's config, a budget in the environment

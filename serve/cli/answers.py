@@ -37,7 +37,7 @@ _CONFIG_DIRS = ("hardware", "adapted")
 # what changes an answer, by command (display-only options left out)
 _OPTIONS = {"analyze": ("mesh", "entry", "shape", "dim"),
             "predict": ("mesh", "entry", "shape", "dim", "hardware", "fidelity",
-                        "topology", "no_overlap")}
+                        "topology", "no_overlap", "measured_on")}
 
 
 def key(args: argparse.Namespace, data: bytes, label: str) -> str | None:

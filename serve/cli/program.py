@@ -4,6 +4,7 @@ predicted step time on one or more systems with the per-kernel breakdown."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -97,6 +98,11 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                               "the chip's own fabric")
     predict.add_argument("--no-overlap", action="store_true",
                          help="run communication and compute back to back")
+    predict.add_argument("--measured-on", default=None, metavar="CHIP=TIME",
+                         help="a step of this program measured on another chip of the same "
+                              "kind (e.g. H100-SXM=47.25ms; units s, ms, us): each chip's "
+                              "prediction is that time x the ratio of the two chips' "
+                              "predictions")
     _add_program_options(predict)
 
 
@@ -197,7 +203,8 @@ def _predictions(args: argparse.Namespace, data: bytes, label: str) -> list[dict
     from ...featurize.analysis import analyze
     from ...featurize.partition import parse_mesh
     from ...models.comm.topology_spec import parse_topology_spec
-    from ..api import predict
+    from ..api import carry_over, predict
+    from ..api.carry import CARRY_FIDELITIES
     from ..api.fidelity import check_fidelity, resolve_hardware
 
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]
@@ -208,9 +215,35 @@ def _predictions(args: argparse.Namespace, data: bytes, label: str) -> list[dict
     mesh = parse_mesh(args.mesh) if args.mesh is not None else None
     if args.topology is not None:   # check the spelling before the (slow) parse
         parse_topology_spec(args.topology)
+    measured = None if args.measured_on is None else _measured_on(args.measured_on)
+    if measured is not None and args.fidelity not in CARRY_FIDELITIES:
+        raise_invalid(f"--measured-on goes with --fidelity {', '.join(CARRY_FIDELITIES)}; "
+                      f"got {args.fidelity!r}")
     analysis = analyze(_load(data, label, mesh, _load_options(args)))
+    if measured is not None:
+        return [carry_over(analysis, hw, measured[0], measured[1], args.fidelity,
+                           topology=args.topology, overlap=not args.no_overlap).to_dict()
+                for hw in chips]
     return [predict(analysis, hw, fidelity=args.fidelity, topology=args.topology,
                     overlap=not args.no_overlap).to_dict() for hw in chips]
+
+
+_UNITS_S = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def _measured_on(value: str) -> tuple[str, float]:
+    """`--measured-on CHIP=TIME` as (chip, seconds)."""
+    chip, sep, time = value.partition("=")
+    number = time.strip().rstrip("smu")
+    unit = time.strip()[len(number):] or "s"
+    try:
+        seconds = float(number) * _UNITS_S[unit]
+    except (ValueError, KeyError):
+        seconds = float("nan")
+    if not sep or not chip.strip() or not (seconds > 0 and math.isfinite(seconds)):
+        raise_invalid(f"--measured-on {value!r}: give CHIP=TIME with a positive time in "
+                      "s, ms or us (e.g. H100-SXM=47.25ms)")
+    return chip.strip(), seconds
 
 def _print_prediction(console, p: dict[str, Any], top: int) -> None:
     from rich.table import Table
