@@ -31,14 +31,14 @@ _LAZY = {
     "Hardware": ".hardware", "get_hardware": ".hardware", "list_hardware": ".hardware",
     "CollectiveRow": ".models.comm.pricing",
     "Candidate": ".serve.api", "FidelityTotals": ".serve.api", "KernelRow": ".serve.api",
-    "Prediction": ".serve.api", "carry_over": ".serve.api", "predict": ".serve.api", "predict_many": ".serve.api",
-    "rank": ".serve.api",
+    "Prediction": ".serve.api", "carry_over": ".serve.api", "predict": ".serve.api",
+    "predict_many": ".serve.api", "rank": ".serve.api",
 }
 
 __all__ = [
     "Analysis", "Candidate", "CollectiveRow", "FidelityTotals", "Hardware", "KernelRow",
-    "Prediction", "StablecostError", "analyze", "carry_over", "errors", "get_hardware", "list_hardware",
-    "load_program", "predict", "predict_many", "rank",
+    "Prediction", "StablecostError", "analyze", "carry_over", "errors", "get_hardware",
+    "list_hardware", "load_program", "predict", "predict_many", "rank",
 ]
 
 
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         FidelityTotals,
         KernelRow,
         Prediction,
+        carry_over,
         predict,
         predict_many,
         rank,
