@@ -2,6 +2,7 @@
 families it was not fitted on: what would close the gap to the in-step ceiling.
 
     .venv/bin/python benchmarks/step_variants.py [--data data/cpu --data ...] [--seed 0]
+        [--extra data/sets-7d6e21a6 ...] [--only TEXT ...]
 
 For each CPU dataset (default: every `data/cpu*` dataset), its zoo programs are
 featurized on the dataset's own calibrated spec and every kernel is priced by the
@@ -31,6 +32,11 @@ to refit per fold in seconds.
   log(in-step time / predicted time) over the other families' profiled kernels of this
   dataset, or of every dataset with profiles, each kernel weighted by its share of its
   step; the calibration is then refitted over the corrected kernels;
+- in-step corrector, pooled with --extra: the pooled corrector also fitted on every
+  profiled kernel of the `--extra` datasets (never judged; all their programs but those
+  of the held-out family's name), e.g. the stored sets' programs
+  (`benchmarks/set_programs.py`): whether in-step times of many more kinds of program
+  carry to a held-out family;
 - in-step ceiling (same datasets): the calibration over each kernel's profiled time
   inside its step, the limit of any per-kernel model composed this way;
 - XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
@@ -40,7 +46,8 @@ to refit per fold in seconds.
 Columns per dataset: MAPE of the held-out predictions, MAPE in sample (fitted on every
 family's train and val splits, judged on the same rows: the variant's capacity), and
 the number of families whose held-out MAPE is above the roofline's; under them the
-roofline's MAPE on the same programs. Takes about 3 minutes on 2 cores.
+roofline's MAPE on the same programs. Takes about 3 minutes on 2 cores; `--only` runs
+the variants whose name holds one of the texts given.
 """
 
 from __future__ import annotations
@@ -300,10 +307,12 @@ def in_step_rows(p: Priced) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return inputs, target, weight
 
 
-def in_step_corrector(pool: list[Priced] | None, seed: int) -> Variant:
+def in_step_corrector(pool: list[Priced] | None, seed: int,
+                      extra: frozenset[str] = frozenset()) -> Variant:
     """Trees correcting the kernel model toward in-step times (see the module docstring),
     fitted on the other families of this dataset, or of every dataset with profiles in
-    `pool`."""
+    `pool`; of the datasets named in `extra` (never judged) every row but the held-out
+    family's is taken, their test splits too."""
     import xgboost as xgb
 
     def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
@@ -313,7 +322,7 @@ def in_step_corrector(pool: list[Priced] | None, seed: int) -> Variant:
             inputs, target, weight = in_step_rows(other)
             rows = (np.isin(other.sample, fit) if other is p else
                     ~np.isin(other.family, list(family))[other.sample]
-                    & (other.split[other.sample] != "test"))
+                    & ((other.split[other.sample] != "test") | (other.name in extra)))
             parts.append((inputs[rows], target[rows], weight[rows]))
         inputs = np.concatenate([x for x, _, _ in parts])
         target = np.concatenate([t for _, t, _ in parts])
@@ -355,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", action="append", default=None,
                         help="a CPU dataset (repeatable); default: every data/cpu* one")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--extra", action="append", default=None, metavar="DATA",
+                        help="a dataset with step profiles that only joins the pooled "
+                             "in-step corrector's data, never judged (repeatable; e.g. "
+                             "the stored sets' programs, benchmarks/set_programs.py)")
+    parser.add_argument("--only", action="append", default=None, metavar="TEXT",
+                        help="run only the variants whose name holds this text (repeatable)")
     args = parser.parse_args(argv)
 
     from stablecost.errors import StablecostError
@@ -369,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         datasets = [pick_dataset(folder, "host-cpu") for folder in folders]
+        extra_sets = [pick_dataset(folder, "host-cpu") for folder in args.extra or []]
     except StablecostError as exc:
         say(f"error: {exc}")
         return 2
@@ -377,7 +393,15 @@ def main(argv: list[str] | None = None) -> int:
         priced.append(price(dataset, bundle))
         say(f"{dataset.name}: {priced[-1].programs} programs priced "
             f"({time.perf_counter() - started:.0f} s)")
-    xla_cpu = {p.name: price(d, bundle, epilogue=False) for p, d in zip(priced, datasets)}
+    extras = []
+    for dataset in extra_sets:
+        extras.append(price(dataset, bundle))
+        extras[-1].name = f"{dataset.parent.name}/{dataset.name}"
+        say(f"{extras[-1].name}: {extras[-1].programs} programs priced, step profiles "
+            f"{'of every one' if extras[-1].in_step_s is not None else 'missing'} "
+            f"({time.perf_counter() - started:.0f} s)")
+    xla_cpu = {} if args.only and not any(t in "XLA:CPU fusion" for t in args.only) else \
+        {p.name: price(d, bundle, epilogue=False) for p, d in zip(priced, datasets)}
     variants: dict[str, Variant] = {
         "calibration (shipped)": shipped_calibration,
         "by class": linear_variant(),
@@ -387,8 +411,13 @@ def main(argv: list[str] | None = None) -> int:
         "stacker, pooled": stacker(priced, args.seed),
         "in-step corrector, own data": in_step_corrector(None, args.seed),
         "in-step corrector, pooled": in_step_corrector(priced, args.seed),
+        **({"in-step corrector, pooled with --extra": in_step_corrector(
+            priced + extras, args.seed, frozenset(e.name for e in extras))}
+           if extras else {}),
         "in-step ceiling": in_step_ceiling,
     }
+    if args.only:
+        variants = {n: v for n, v in variants.items() if any(t in n for t in args.only)}
     results: dict[str, dict[str, Judged]] = {}
     for name, variant in variants.items():
         results[name] = {}
@@ -397,14 +426,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results[name][p.name] = judge(p, variant)
         say(f"{name}: {time.perf_counter() - started:.0f} s")
-    results["XLA:CPU fusion"] = {name: judge(p, shipped_calibration)
-                                 for name, p in xla_cpu.items()}
+    if not args.only or any(t in "XLA:CPU fusion" for t in args.only):
+        results["XLA:CPU fusion"] = {name: judge(p, shipped_calibration)
+                                     for name, p in xla_cpu.items()}
 
     names = [p.name for p in priced]
     print(f"## Step models over the kernel model, leave one family out ({today()}, commit "
           f"{commit()})\n")
     print("Command: `.venv/bin/python benchmarks/step_variants.py`"
-          + "".join(f" --data {f}" for f in args.data or []) + "\n")
+          + "".join(f" --data {f}" for f in args.data or [])
+          + "".join(f" --extra {f}" for f in args.extra or [])
+          + "".join(f" --only '{t}'" for t in args.only or []) + "\n")
     print("Each cell: held-out MAPE / in-sample MAPE / families worse than the roofline.\n")
     print("| variant | " + " | ".join(f"{n} ({p.programs})" for n, p in zip(names, priced))
           + " |")
