@@ -2,7 +2,7 @@
 machine: whole steps timed and profiled kernel by kernel, so that step models can learn
 in-step kernel times from many more kinds of program than the zoo's 18 families.
 
-    .venv/bin/python benchmarks/set_programs.py [--out data/sets-<fingerprint>] [--set NAME ...]
+    .venv/bin/python benchmarks/set_programs.py [--out DIR] [--set NAME ...]
     .venv/bin/stablecost collect profiles --from-programs DIR --out DIR
 
 Only sets timed on a machine of this fingerprint are taken
@@ -10,9 +10,11 @@ Only sets timed on a machine of this fingerprint are taken
 timings: a set that has not judged a model yet (never-seen-7) stays unseen. Each program
 becomes a row of kind "program" (family: the program's kind, before the "/" of its
 name; group: its set and name), timed by the collector's rule for whole steps. The
-dataset sits in a root of its own, so `--data data/cpu-<fingerprint>` still names the
-zoo alone. Rerunning skips the programs already stored. It times programs: run it on an
-idle machine.
+dataset goes beside the sets' timings (default root
+`benchmarks/timings/host-cpu-<fingerprint>/sets`), not under `data/`: what scans
+`data/` for other machines' data (the bundle's default adaptation,
+`train.other_machines`) must not learn from the programs that judge it. Rerunning
+skips the programs already stored. It times programs: run it on an idle machine.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ def measure_text(sample: Any, *, flush: Any, rng: np.random.Generator) -> tuple[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None,
-                        help="dataset root (default data/sets-<fingerprint>)")
+                        help="dataset root (default: "
+                             "benchmarks/timings/host-cpu-<fingerprint>/sets)")
     parser.add_argument("--set", action="append", default=None,
                         help="only these stored sets (repeatable; default: all)")
     args = parser.parse_args(argv)
@@ -84,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--set {', '.join(unknown)}: not timed on this machine; stored: "
               f"{', '.join(sets)}", file=sys.stderr)
         return 2
-    out = Path(args.out or ROOT / "data" / f"sets-{fingerprint[:8]}")
+    out = Path(args.out or ROOT / "benchmarks" / "timings" / f"host-cpu-{fingerprint[:8]}"
+               / "sets")
     with open_dataset(out, machine) as writer:
         summary = CollectSummary(writer.path, "program")
         for which in args.set or list(sets):

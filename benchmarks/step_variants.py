@@ -2,7 +2,7 @@
 families it was not fitted on: what would close the gap to the in-step ceiling.
 
     .venv/bin/python benchmarks/step_variants.py [--data data/cpu --data ...] [--seed 0]
-        [--extra data/sets-7d6e21a6 ...] [--only TEXT ...]
+        [--extra benchmarks/timings/host-cpu-7d6e21a6/sets ...] [--only TEXT ...]
 
 For each CPU dataset (default: every `data/cpu*` dataset), its zoo programs are
 featurized on the dataset's own calibrated spec and every kernel is priced by the
