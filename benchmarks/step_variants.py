@@ -37,6 +37,10 @@ to refit per fold in seconds.
   of the held-out family's name), e.g. the stored sets' programs
   (`benchmarks/set_programs.py`): whether in-step times of many more kinds of program
   carry to a held-out family;
+- in-step corrector with the step's context, pooled (with `--extra` too): the same trees
+  also given where each kernel sits in its step (`step_context`: the bytes the whole
+  step moves, its launches, the kernel's share of its bytes), since inside a step a
+  large kernel runs at about its cold-cache time alone (RESULTS.md);
 - in-step ceiling (same datasets): the calibration over each kernel's profiled time
   inside its step, the limit of any per-kernel model composed this way;
 - XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
@@ -294,21 +298,38 @@ def refit_over(p: Priced, per_kernel_s: np.ndarray, fit: np.ndarray,
     return np.maximum(design[held] @ coefficients, 0.1 * seconds[held].sum(axis=1))
 
 
-def in_step_rows(p: Priced) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def step_context(p: Priced) -> np.ndarray:
+    """Per kernel row, where it sits in its step: log2 of the bytes the whole step moves
+    (executions counted: how much of it a cache could hold), of the step's kernel
+    launches, and of the kernel's share of the step's bytes."""
+    from stablecost.models.features import FEATURES
+
+    col = {name: i for i, name in enumerate(FEATURES)}
+    moved = sum(np.exp2(p.X[:, col[name]]) - 1.0 for name in ("bytes_read", "bytes_written"))
+    step_bytes = p.total(p.count * moved)[p.sample]
+    launches = p.total(p.count)[p.sample]
+    return np.column_stack([np.log2(step_bytes + 1.0), np.log2(launches + 1.0),
+                            np.log2((p.count * moved + 1.0) / (step_bytes + 1.0))])
+
+
+def in_step_rows(p: Priced, context: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The corrector's (inputs, target, weight) per kernel row of `p`: its features and
-    predicted time; log(in-step / predicted); its share of its step."""
+    predicted time (and with `context`, `step_context`); log(in-step / predicted); its
+    share of its step."""
     assert p.in_step_s is not None
     step_predicted = p.total(p.count * p.predicted_s)
     step_in_step = p.total(p.count * p.in_step_s)
     weight = 0.5 * (p.count * p.in_step_s / step_in_step[p.sample]
                     + p.count * p.predicted_s / step_predicted[p.sample])
-    inputs = np.column_stack([p.X, np.log2(p.predicted_s * 1e6), np.log2(p.count)])
+    inputs = np.column_stack([p.X, np.log2(p.predicted_s * 1e6), np.log2(p.count)]
+                             + ([step_context(p)] if context else []))
     target = np.clip(np.log(np.maximum(p.in_step_s, 1e-8) / p.predicted_s), -6.0, 4.0)
     return inputs, target, weight
 
 
 def in_step_corrector(pool: list[Priced] | None, seed: int,
-                      extra: frozenset[str] = frozenset()) -> Variant:
+                      extra: frozenset[str] = frozenset(), context: bool = False) -> Variant:
     """Trees correcting the kernel model toward in-step times (see the module docstring),
     fitted on the other families of this dataset, or of every dataset with profiles in
     `pool`; of the datasets named in `extra` (never judged) every row but the held-out
@@ -319,7 +340,7 @@ def in_step_corrector(pool: list[Priced] | None, seed: int,
         family = set(p.family[held].tolist()) - set(p.family[fit].tolist())  # held out
         parts = []
         for other in [q for q in pool or [p] if q.in_step_s is not None]:
-            inputs, target, weight = in_step_rows(other)
+            inputs, target, weight = in_step_rows(other, context)
             rows = (np.isin(other.sample, fit) if other is p else
                     ~np.isin(other.family, list(family))[other.sample]
                     & ((other.split[other.sample] != "test") | (other.name in extra)))
@@ -331,7 +352,8 @@ def in_step_corrector(pool: list[Priced] | None, seed: int,
                              "eta": 0.1, "colsample_bytree": 0.5, "min_child_weight": 20,
                              "reg_lambda": 10.0, "seed": seed},
                             xgb.DMatrix(inputs, target, weight=weight), 100)
-        corrected = p.predicted_s * np.exp(booster.predict(xgb.DMatrix(in_step_rows(p)[0])))
+        corrected = p.predicted_s * np.exp(booster.predict(
+            xgb.DMatrix(in_step_rows(p, context)[0])))
         return refit_over(p, corrected, fit, held)
     return run
 
@@ -414,6 +436,8 @@ def main(argv: list[str] | None = None) -> int:
         **({"in-step corrector, pooled with --extra": in_step_corrector(
             priced + extras, args.seed, frozenset(e.name for e in extras))}
            if extras else {}),
+        "in-step corrector with the step's context, pooled": in_step_corrector(
+            priced + extras, args.seed, frozenset(e.name for e in extras), context=True),
         "in-step ceiling": in_step_ceiling,
     }
     if args.only:
