@@ -135,6 +135,17 @@ def test_predict_equals_cli_json(server, capsys, example):
     assert got == expected
 
 
+def test_a_measured_step_is_carried_like_the_cli(server, capsys):
+    path = str(EXAMPLES / "mlp_train_step.mlir")
+    expected = cli_json(capsys, "predict", path, "--hardware", "H200-SXM", "--json",
+                        "--measured-on", "H100-SXM=0.00019")
+    status, got = predict(server, program=Path(path).read_text(), hardware="H200-SXM",
+                          name=path, measured_on={"hardware": "H100-SXM",
+                                                  "step_time_s": 190e-6})
+    assert status == 200, got
+    assert got == expected and "carried from a step measured on H100-SXM" in got["notes"][-1]
+
+
 def test_several_hardware_is_a_list_like_the_cli(server, capsys):
     expected = cli_json(capsys, "predict", str(MLP), "--hardware", "H100-SXM,TPU-v5p",
                         "--json")
@@ -294,6 +305,12 @@ def test_malformed_mlir_is_400_with_the_parser_message(server):
      "InvalidArgumentError", "unknown fidelity 'oracle'; allowed: auto, roofline, learned, all"),
     ({"program": "module {}", "hardware": " , "}, "InvalidArgumentError",
      "at least one name"),
+    ({"program": "module {}", "hardware": "H200-SXM", "fidelity": "all",
+      "measured_on": {"hardware": "H100-SXM", "step_time_s": 1e-3}}, "InvalidArgumentError",
+     "measured_on goes with fidelity auto, learned, roofline; got 'all'"),
+    ({"program": "module {}", "hardware": "H200-SXM",
+      "measured_on": {"hardware": "H900", "step_time_s": 1e-3}}, "UnknownHardwareError",
+     "unknown hardware 'H900'"),
     ({"program": "module {}", "hardware": "H100-SXM,warp-drive"}, "UnknownHardwareError",
      r"unknown hardware 'warp-drive'; valid names: .*H100-SXM.*TPU-v5p"),
     ({"program": "\ud800", "hardware": "H100-SXM"}, "InvalidArgumentError",
@@ -327,6 +344,11 @@ def test_unknown_hardware_is_checked_before_parsing(server):
      r"mesh\.data: .*less than or equal to 1048576"),
     ({"program": "x", "hardware": "H100-SXM", "overlap": "maybe"}, "overlap: "),
     ({"program": "x", "hardware": "H100-SXM", "hw": "typo"}, "hw: Extra inputs"),
+    ({"program": "x", "hardware": "H100-SXM",
+      "measured_on": {"hardware": "H200-SXM", "step_time_s": 0}},
+     r"measured_on\.step_time_s: .*greater than 0"),
+    ({"program": "x", "hardware": "H100-SXM", "measured_on": {"hardware": "H200-SXM"}},
+     r"measured_on\.step_time_s: Field required"),
     ([1, 2], "body: "),
 ])
 def test_schema_errors_are_422(server, body, match):

@@ -31,6 +31,17 @@ Mesh = dict[Annotated[str, Field(min_length=1)],
             Annotated[int, Field(gt=0, le=MAX_MESH_DEVICES, strict=True)]]
 
 
+class MeasuredOn(BaseModel):
+    """A step of the request's program measured on another chip of the same kind."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hardware: str = Field(..., min_length=1, max_length=256,
+                          description="the chip it was measured on (a catalog name)")
+    step_time_s: float = Field(..., gt=0, allow_inf_nan=False,
+                               description="the measured step, seconds")
+
+
 class PredictRequest(BaseModel):
     """One program, one or more chips. Give exactly one of `program` and
     `program_base64`."""
@@ -64,6 +75,10 @@ class PredictRequest(BaseModel):
     mesh: Mesh | None = Field(
         None, description="device mesh, axis name -> size, e.g. {\"data\": 4, \"model\": 2}")
     topology: str | None = Field(None, description="interconnect topology override")
+    measured_on: MeasuredOn | None = Field(
+        None, description="a step of this program measured on another chip of the same "
+                          "kind: each chip's prediction is then that time x the ratio of "
+                          "the two chips' predictions (fidelity auto, learned or roofline)")
     overlap: bool | None = Field(
         None, description="overlap communication with compute (default: the predictor's)")
     entry: str | None = Field(

@@ -252,6 +252,14 @@ class Service:
         names, _ = _hardware_names(req.hardware)
         for name in names:
             resolve_hardware(name, req.fidelity)
+        if req.measured_on is not None:
+            from ..api.carry import CARRY_FIDELITIES
+
+            resolve_hardware(req.measured_on.hardware, req.fidelity)
+            if req.fidelity not in CARRY_FIDELITIES:
+                raise InvalidArgumentError(
+                    f"measured_on goes with fidelity {', '.join(CARRY_FIDELITIES)}; got "
+                    f"{req.fidelity!r}")
         mesh = None if req.mesh is None else parse_mesh(req.mesh)
         options = load_options(req.entry, req.shapes, req.dims)
         data = _decode_program(req)
@@ -269,9 +277,18 @@ class Service:
         names, as_list = _hardware_names(req.hardware)
         options = {key: getattr(req, key) for key in ("topology", "overlap")
                    if getattr(req, key) is not None}
-        dicts = [predicting.predict(analysis, resolve_hardware(name, req.fidelity),
-                                    fidelity=req.fidelity, cache=self.derived,
-                                    **options).to_dict() for name in names]
+        if req.measured_on is not None:
+            from ..api.carry import carry_over
+
+            there = req.measured_on
+            dicts = [carry_over(analysis, resolve_hardware(name, req.fidelity),
+                                resolve_hardware(there.hardware, req.fidelity),
+                                there.step_time_s, req.fidelity, cache=self.derived,
+                                **options).to_dict() for name in names]
+        else:
+            dicts = [predicting.predict(analysis, resolve_hardware(name, req.fidelity),
+                                        fidelity=req.fidelity, cache=self.derived,
+                                        **options).to_dict() for name in names]
         return json.dumps(dicts if as_list else dicts[0]).encode("utf-8")
 
     async def _analyze(self, job: Job) -> Any:
