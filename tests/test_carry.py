@@ -45,7 +45,7 @@ def test_a_carried_step_is_the_measurement_times_the_ratio_of_predictions():
     ({"measured_on": "TPU-v5p"}, r"TPU-v5p \(tpu\) cannot be carried to H200-SXM \(gpu\)"),
     ({"measured_s": -1.0}, "positive number of seconds, got -1.0"),
     ({"measured_s": float("nan")}, "positive number of seconds"),
-    ({"fidelity": "all"}, "needs fidelity auto, learned, roofline; got 'all'"),
+    ({"fidelity": "all"}, "goes with fidelity auto, learned, roofline; got 'all'"),
 ])
 def test_carrying_refuses_what_it_cannot_carry(kwargs, match):
     args = {"measured_on": "H100-SXM", "measured_s": 1e-3, "fidelity": "roofline", **kwargs}

@@ -38,15 +38,20 @@ _STEP_TIMES = ("step_time_s", "compute_s", "communication_s", "overhead_s",
                "exposed_communication_s", "step_time_low_s", "step_time_high_s")
 
 
+def check_carry_fidelity(fidelity: str, what: str) -> None:
+    """One-line error unless `fidelity` can be carried (`what` names the option)."""
+    if fidelity not in CARRY_FIDELITIES:
+        raise InvalidArgumentError(f"{what} goes with fidelity "
+                                   f"{', '.join(CARRY_FIDELITIES)}; got {fidelity!r}")
+
+
 def carry_over(program: Any, hardware: str | Hardware, measured_on: str | Hardware,
                measured_s: float, fidelity: str = "auto", **options: Any) -> Prediction:
     """`hardware`'s prediction of `program`, anchored on a step of it measured on
     `measured_on` (seconds). `options` are `predict`'s keyword arguments (mesh,
     topology, ...), applied to both chips: the measurement must be of the same step on
     as many devices."""
-    if fidelity not in CARRY_FIDELITIES:
-        raise InvalidArgumentError(f"carrying a measured step needs fidelity "
-                                   f"{', '.join(CARRY_FIDELITIES)}; got {fidelity!r}")
+    check_carry_fidelity(fidelity, "carrying a measured step")
     if isinstance(measured_s, bool) or not isinstance(measured_s, (int, float)) \
             or not math.isfinite(measured_s) or measured_s <= 0:
         raise InvalidArgumentError(f"the measured step must be a positive number of "

@@ -204,7 +204,7 @@ def _predictions(args: argparse.Namespace, data: bytes, label: str) -> list[dict
     from ...featurize.partition import parse_mesh
     from ...models.comm.topology_spec import parse_topology_spec
     from ..api import carry_over, predict
-    from ..api.carry import CARRY_FIDELITIES
+    from ..api.carry import check_carry_fidelity
     from ..api.fidelity import check_fidelity, resolve_hardware
 
     names = [n.strip() for n in args.hardware.split(",") if n.strip()]
@@ -216,9 +216,8 @@ def _predictions(args: argparse.Namespace, data: bytes, label: str) -> list[dict
     if args.topology is not None:   # check the spelling before the (slow) parse
         parse_topology_spec(args.topology)
     measured = None if args.measured_on is None else _measured_on(args.measured_on)
-    if measured is not None and args.fidelity not in CARRY_FIDELITIES:
-        raise_invalid(f"--measured-on goes with --fidelity {', '.join(CARRY_FIDELITIES)}; "
-                      f"got {args.fidelity!r}")
+    if measured is not None:
+        check_carry_fidelity(args.fidelity, "--measured-on")
     analysis = analyze(_load(data, label, mesh, _load_options(args)))
     if measured is not None:
         return [carry_over(analysis, hw, measured[0], measured[1], args.fidelity,

@@ -253,13 +253,10 @@ class Service:
         for name in names:
             resolve_hardware(name, req.fidelity)
         if req.measured_on is not None:
-            from ..api.carry import CARRY_FIDELITIES
+            from ..api.carry import check_carry_fidelity
 
+            check_carry_fidelity(req.fidelity, "measured_on")
             resolve_hardware(req.measured_on.hardware, req.fidelity)
-            if req.fidelity not in CARRY_FIDELITIES:
-                raise InvalidArgumentError(
-                    f"measured_on goes with fidelity {', '.join(CARRY_FIDELITIES)}; got "
-                    f"{req.fidelity!r}")
         mesh = None if req.mesh is None else parse_mesh(req.mesh)
         options = load_options(req.entry, req.shapes, req.dims)
         data = _decode_program(req)
