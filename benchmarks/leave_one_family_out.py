@@ -69,6 +69,7 @@ class Programs:
     graphs: list[Any]           # step graphs, built as `train.gnn_train` builds them
     analyses: list[Any]
     sums: Any                   # train.step_calibration.ProgramSums, same rows
+    rows: Any = None            # train.step_calibration.PricedRows they are summed from
 
 
 def say(message: str) -> None:
@@ -89,7 +90,7 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
     from stablecost.models.coverage import with_roofline_fallback
     from stablecost.models.gnn import graph_from_parts, kernel_edges, step_kernels
     from stablecost.train.data import featurize_rows, load_frame, stderr_progress
-    from stablecost.train.step_calibration import program_sums
+    from stablecost.train.step_calibration import priced_rows, sums_of
 
     frame = load_frame(dataset, "program", seed=seed)
     f, analyses = featurize_rows(frame, hw, keep_analyses=True,
@@ -113,11 +114,11 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
                                        kernel_pred_s[rows],
                                        kernel_edges(analysis.program, kernels), models.floor_s))
     samples = f.samples
-    sums = program_sums(frame, hw, models, progress=False)
+    rows = priced_rows(frame, hw, models, progress=False)
     return Programs(samples["family"].to_numpy(), samples["sample_id"].to_numpy(),
                     samples["split"].to_numpy(),
                     samples["median_s"].to_numpy(), roofline_s, graphs, list(analyses or []),
-                    sums)
+                    sums_of(rows), rows)
 
 
 def repeat_floor_s(dataset: Path, sample_ids: np.ndarray, seed: int) -> np.ndarray | None:
@@ -191,21 +192,61 @@ def fit_without(programs: Programs, family: str, params: dict[str, Any]) -> Any:
                                  eval_set=(pick(programs.graphs, val), programs.measured_s[val]))
 
 
-def calibrate_without(programs: Programs, family: str) -> Any:
+def calibrate_without(programs: Programs, family: str, sums: Any = None) -> Any:
     """The step calibration fitted as the bundle's is (every split but test), on the
-    other families only; its interval from their own leave-one-family-out residuals."""
+    other families only; its interval from their own leave-one-family-out residuals.
+    `sums`: the programs' sums to fit on (default `programs.sums`, no correction)."""
     from stablecost.train.step_calibration import (
         calibration_from,
-        fit_terms,
+        fit_on,
         held_out_log_ratios,
     )
 
-    sums = programs.sums
+    sums = programs.sums if sums is None else sums
     rows = np.flatnonzero((programs.family != family) & (programs.split != "test"))
     residuals = held_out_log_ratios(sums, rows)
-    return calibration_from(fit_terms(sums.design()[rows], sums.fit_target_s()[rows]),
+    return calibration_from(fit_on(sums, rows),
                             min_kernels=int(sums.kernels[rows].min()),
                             interval_log_ratio=tuple(np.quantile(residuals, [0.1, 0.9])))
+
+
+def in_step_pool(args: argparse.Namespace, dataset: Path, bundle: Any) -> list[Any] | None:
+    """The profiled datasets the in-step corrector is refitted on per fold, priced; None
+    where steps are composed without it: the bundle's own dataset (predict composes
+    with it only on machines other than the bundle's, `models.learned.
+    step_composition`), `--no-in-step`, or a bundle without one."""
+    from stablecost.train.data import pick_dataset
+    from stablecost.train.in_step import profiled
+
+    corrector = bundle.corrector
+    if args.no_in_step or corrector is None or \
+            dataset.name == bundle.kernel_meta.get("dataset"):
+        return None
+    if not bundle.machine_differences():
+        say("note: this machine is the bundle's own, where predict composes steps without "
+            "the in-step corrector; the folds use it as on another machine")
+    folders = args.in_step_data or corrector.meta.get("data") or []
+    pool = []
+    for folder in folders:
+        part = profiled(pick_dataset(str(ROOT / folder) if not Path(folder).is_absolute()
+                                     else folder, bundle.hardware), bundle, seed=args.seed)
+        if part is None:
+            raise SystemExit(f"--in-step-data {folder}: no step profiles")
+        pool.append(part)
+        say(f"in-step corrector data: {part.name}, {len(part.rows.samples)} programs")
+    return pool or None
+
+
+def corrector_without(programs: Programs, family: str, pool: list[Any], seed: int) -> Any:
+    """The in-step corrector refitted on `pool` without `family`, with the step
+    calibration fitted over its corrections of the other families' programs."""
+    from stablecost.train.in_step import fit_in_step
+    from stablecost.train.step_calibration import sums_of
+
+    corrector = fit_in_step(pool, exclude_families=[family], seed=seed)
+    corrector.calibration = calibrate_without(programs, family,
+                                              sums_of(programs.rows, corrector))
+    return corrector
 
 
 @dataclass
@@ -241,7 +282,7 @@ def price_held_out(programs: Programs, family: str, models: Any, hw: Any) -> Hel
         step = programs.roofline_s[i] if roofline_instead else result.step_s
         columns["learned"].append(step)
         columns["kernel sum"].append(kernel_sum)
-        alone = replace(models, calibration=None)
+        alone = replace(models, calibration=None, corrector=None)
         columns["GNN alone"].append(predict_kernels(alone, analysis, hw).step_s)
         no_gnn = replace(models, step=None)
         columns["calibration"].append(predict_kernels(no_gnn, analysis, hw).step_s)
@@ -350,6 +391,13 @@ def main() -> None:
                              "another calibration of the machine the data was measured on "
                              "(e.g. benchmarks/specs/host-cpu-3076d9df-loop-convolution.toml, "
                              "the dataset's spec plus the loop-convolution probe)")
+    parser.add_argument("--in-step-data", action="append", default=None, metavar="DATA",
+                        help="the profiled datasets the in-step corrector is refitted on per "
+                             "fold (repeatable; default: those the bundled corrector was "
+                             "fitted on)")
+    parser.add_argument("--no-in-step", action="store_true",
+                        help="compose every step as on the bundle's own machine (no in-step "
+                             "corrector), whatever machine measured the dataset")
     parser.add_argument("--dump", default=None,
                         help="also write every held-out prediction to this CSV")
     parser.add_argument("--json", type=Path, default=None,
@@ -387,6 +435,7 @@ def main() -> None:
           f"`{repo_relative(hw.path)}`.\n", flush=True)
 
     programs = load_programs(dataset, hw, bundle, args.seed)
+    pool = in_step_pool(args, dataset, bundle)
     folds = parse_folds(args.fold, sorted(set(programs.family.tolist())))
     measured, predicted, in_dist = [], {name: [] for name in FIDELITIES}, ([], [])
     rows, fold_s, helds = [], [], []
@@ -395,7 +444,9 @@ def main() -> None:
         gnn = fit_without(programs, family, params)
         fit_s = time.perf_counter() - t0
         fold_models = replace(bundle, step=gnn, step_meta=None,
-                              calibration=calibrate_without(programs, family))
+                              calibration=calibrate_without(programs, family),
+                              corrector=None if pool is None else
+                              corrector_without(programs, family, pool, args.seed))
         held = price_held_out(programs, family, fold_models, hw)
         held_s = programs.measured_s[programs.family == family]
         rows.append(table_row(family, held_s, held.seconds,

@@ -57,10 +57,9 @@ the variants whose name holds one of the texts given.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -94,6 +93,8 @@ class Priced:
     measured_s: np.ndarray
     sums: Any                # train.step_calibration.ProgramSums, the shipped calibration's
     in_step_s: np.ndarray | None = None   # per execution, from the step profiles
+    rows: Any = None                      # train.step_calibration.PricedRows
+    raw_in_step_s: np.ndarray | None = None   # as read, NaN where a program has none
 
     @property
     def programs(self) -> int:
@@ -105,53 +106,34 @@ class Priced:
 
 def price(dataset: Path, bundle: Any, *, epilogue: bool = True) -> Priced:
     """Featurize and price one dataset's programs (see the module docstring)."""
-    from stablecost.datasets.profiles import KIND, kernel_seconds
-    from stablecost.errors import DatasetError
     from stablecost.featurize import analysis as analysis_module
     from stablecost.featurize.fusion import fuse
-    from stablecost.models.coverage import with_roofline_fallback
-    from stablecost.train.data import dataset_hardware, featurize_rows, load_frame
-    from stablecost.train.step_calibration import program_sums
+    from stablecost.train.data import dataset_hardware, load_frame
+    from stablecost.train.in_step import read_in_step
+    from stablecost.train.step_calibration import priced_rows, sums_of
 
     # the spec `predict` would price the dataset's machine with from here (its own
-    # calibration, unless this machine is the bundle's: `pricing_hardware`), as
-    # `program_sums` prices it
+    # calibration, unless this machine is the bundle's: `pricing_hardware`)
     hw, _ = bundle.pricing_hardware(dataset_hardware(dataset))
     frame = load_frame(dataset, "program", seed=0)
     if not epilogue:   # XLA:CPU's own kernels: analyze() fuses with this rule instead
         analysis_module.fuse = lambda program, costs, **kw: fuse(  # type: ignore[assignment]
             program, costs, **(kw or {"matmul_epilogue": False}))
     try:
-        f, analyses = featurize_rows(frame, hw, keep_analyses=True)
-        sums = program_sums(frame, hw, bundle, progress=False)
+        rows = priced_rows(frame, hw, bundle, progress=False, keep_analyses=True)
     finally:
         analysis_module.fuse = fuse   # type: ignore[assignment]
-    predicted = with_roofline_fallback(
-        np.asarray(bundle.kernel.predict(f.X, f.roofline_s), dtype=np.float64),
-        f.roofline_s, f.cpu_kind, hw, bundle.kernel_meta)
-    samples = f.samples
-    priced = Priced(dataset.parent.name, f.X, f.roofline_s, f.count, f.sample, predicted,
-                    samples["family"].to_numpy(), samples["split"].to_numpy(),
-                    samples["median_s"].to_numpy(np.float64), sums)
+    predicted = np.where(rows.outside, rows.roofline_s, rows.predicted_s)
+    samples = rows.samples
+    priced = Priced(dataset.parent.name, rows.X, rows.roofline_s, rows.count, rows.sample,
+                    predicted, samples["family"].to_numpy(), samples["split"].to_numpy(),
+                    samples["median_s"].to_numpy(np.float64), sums_of(rows), rows=rows)
     if not epilogue:
         return priced
-    try:
-        profiles = load_frame(dataset, KIND, seed=0)
-    except DatasetError:
-        return priced
-    by_program = {}
-    for row in profiles.itertuples(index=False):
-        seconds = kernel_seconds(row.kernel_times)
-        if seconds is not None:
-            by_program[json.loads(row.params)["program"]] = seconds
-    in_step: list[float] = []
-    for sample_id, analysis in zip(samples["sample_id"], analyses or []):
-        seconds = by_program.get(sample_id)
-        kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
-        in_step += [seconds.get(k.index, np.nan) / max(k.count, 1.0) if seconds else np.nan
-                    for k in kernels]
-    in_step_s = np.array(in_step)
-    if np.isnan(in_step_s).mean() < 0.01:     # profiles of (almost) every program
+    in_step_s = read_in_step(dataset, samples, rows.analyses or [])
+    rows.analyses = None
+    priced.raw_in_step_s = in_step_s
+    if in_step_s is not None and np.isnan(in_step_s).mean() < 0.01:   # (almost) every one
         priced.in_step_s = np.nan_to_num(in_step_s)
     return priced
 
@@ -214,11 +196,9 @@ Variant = Callable[[Priced, np.ndarray, np.ndarray], np.ndarray]
 
 
 def shipped_calibration(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
-    from stablecost.train.step_calibration import calibration_from, fit_terms, predict_sums
+    from stablecost.train.step_calibration import calibration_from, fit_on, predict_sums
 
-    sums = p.sums
-    terms = fit_terms(sums.design()[fit], sums.fit_target_s()[fit])
-    return predict_sums(calibration_from(terms), sums.take(held))
+    return predict_sums(calibration_from(fit_on(p.sums, fit)), p.sums.take(held))
 
 
 def linear_variant(**options: bool) -> Variant:
@@ -358,6 +338,28 @@ def in_step_corrector(pool: list[Priced] | None, seed: int,
     return run
 
 
+def shipped_corrector(pool: list[Priced], seed: int) -> Variant:
+    """The bundle's in-step corrector (`models.in_step`, fitted as `train.in_step` fits
+    it) on every profiled program of `pool` outside the held-out family and the test
+    splits, then the shipped step calibration refitted over its corrections."""
+    from stablecost.train.in_step import Profiled, fit_in_step
+    from stablecost.train.step_calibration import (
+        calibration_from,
+        fit_on,
+        predict_sums,
+        sums_of,
+    )
+
+    def run(p: Priced, fit: np.ndarray, held: np.ndarray) -> np.ndarray:
+        family = set(p.family[held].tolist()) - set(p.family[fit].tolist())  # held out
+        parts = [Profiled(q.name, q.rows, q.raw_in_step_s) for q in pool
+                 if q.raw_in_step_s is not None]
+        corrector = fit_in_step(parts, exclude_families=sorted(family), seed=seed)
+        sums = sums_of(p.rows, corrector)
+        return predict_sums(calibration_from(fit_on(sums, fit)), sums.take(held))
+    return run
+
+
 # -- judging ------------------------------------------------------------------------------
 @dataclass
 class Judged:
@@ -404,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     if bundle is None:
         say("no bundled host-cpu models")
         return 2
+    # every variant is fitted here over the kernel model alone: the bundle's own
+    # corrector saw every family
+    bundle = replace(bundle, corrector=None)
     try:
         datasets = [pick_dataset(folder, "host-cpu") for folder in folders]
         extra_sets = [pick_dataset(folder, "host-cpu") for folder in args.extra or []]
@@ -438,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
            if extras else {}),
         "in-step corrector with the step's context, pooled": in_step_corrector(
             priced + extras, args.seed, frozenset(e.name for e in extras), context=True),
+        "in-step corrector as shipped (models/in_step.py), pooled": shipped_corrector(
+            priced + extras, args.seed),
         "in-step ceiling": in_step_ceiling,
     }
     if args.only:

@@ -182,7 +182,8 @@ def step_interval(models: Any, learned: Any, total_s: float
     GNN's own interval covered 28 % of measured steps, the hull 81 %
     (benchmarks/RESULTS.md). A kernel-sum step: the bundle's table, if it has one.
     """
-    source, calibration = learned.step_source, models.calibration
+    source = learned.step_source
+    calibration = getattr(learned, "calibration", None) or models.calibration
     table = models.step_interval or {}
     scale = total_s / learned.step_s if learned.step_s > 0 else 1.0   # the adaptation
     if source == "step_calibration" and calibration is not None:

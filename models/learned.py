@@ -105,6 +105,7 @@ class LearnedModels:
     step: Any | None = None               # models.gnn.StepGNN when bundled
     step_meta: dict[str, Any] | None = None
     calibration: Any | None = None        # models.step_calibration.StepCalibration
+    corrector: Any | None = None          # models.in_step.InStepCorrector
     spec: Hardware | None = None          # the chip as the training data described it
     # step source ("step_gnn" | "kernel_sum") -> (low, high) log(measured / predicted)
     step_interval: dict[str, tuple[float, float]] | None = None
@@ -176,6 +177,7 @@ class LearnedKernels:
     # per kernel: outside the model's training data, priced by the roofline (time_s is
     # the roofline's, launch overhead included; low_s/high_s equal it)
     fallback: np.ndarray | None = None
+    calibration: Any | None = None        # the step calibration that priced it, if any
 
 
 @functools.cache
@@ -239,6 +241,7 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         # is refused (models/manifest.py), never taken for none or for one without a GNN
         models = load_kernel_model(hardware, root)
         if models is not None:
+            models.corrector = bundled_corrector(models)
             if (path / "step_calibration").is_dir():
                 from .step_calibration import StepCalibration
 
@@ -254,6 +257,18 @@ def load_models(hardware: str, root: Path | None = None) -> LearnedModels | None
         return models
 
 
+def bundled_corrector(models: LearnedModels) -> Any | None:
+    """The bundle's in-step corrector (`models.in_step`), None when it has none."""
+    directory = models.path / "in_step"
+    if not directory.is_dir():
+        return None
+    from .in_step import InStepCorrector
+
+    corrector = InStepCorrector.load(directory)
+    _check_trained_over(models.path, "in-step corrector", corrector.meta, models.kernel_meta)
+    return corrector
+
+
 def _check_trained_over(path: Path, what: str, meta: dict[str, Any],
                         kernel_meta: dict[str, Any]) -> None:
     """A step model fitted over another kernel model than the bundle's is refused."""
@@ -261,8 +276,9 @@ def _check_trained_over(path: Path, what: str, meta: dict[str, Any],
 
     trained_over = (meta.get("kernel_model") or {}).get("data_digest")
     if trained_over and trained_over != kernel_meta.get("data_digest"):
-        how = ("`stablecost train gnn`" if what == "step GNN" else
-               "python -m stablecost.train.step_calibration --write")
+        how = {"step GNN": "`stablecost train gnn`",
+               "in-step corrector": "`stablecost train in-step`"}.get(
+                   what, "`stablecost train calibration`")
         raise ModelError(f"{path}: the {what} was fitted over kernel model {trained_over}, "
                          f"the bundled kernel model is {kernel_meta.get('data_digest')}; "
                          f"refit it over it ({how})")
@@ -351,17 +367,23 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         X = unique_X[inverse]
     counts = np.array([k.count for k in kernels])
     step_s = models.floor_s + float(np.dot(counts, time_s))
+    corrector, calibration = step_composition(models)
     calibrated_s = gnn_s = None
     why_not = note = ""
     if chosen:
         chosen_counts = counts[chosen]
-        if models.calibration is not None and (
-                len(chosen) >= models.calibration.min_kernels or (chosen_counts > 1).any()):
+        if calibration is not None and (
+                len(chosen) >= calibration.min_kernels or (chosen_counts > 1).any()):
             # kernels priced by the roofline join the step as they are, outside the
             # calibration's terms (fitted over the kernel model's answers)
             outside = np.zeros(len(chosen), bool) if fallback is None else fallback[chosen]
-            calibrated_s = models.calibration.step_s(
-                kernel_groups(X), time_s[chosen], np.where(outside, 0.0, chosen_counts),
+            calibrated_in = time_s[chosen]
+            if corrector is not None and not outside.all():
+                calibrated_in = calibrated_in.copy()
+                calibrated_in[~outside] = corrector.correct(
+                    X[~outside], calibrated_in[~outside], chosen_counts[~outside])
+            calibrated_s = calibration.step_s(
+                kernel_groups(X), calibrated_in, np.where(outside, 0.0, chosen_counts),
                 physical_floor_s(X)) + \
                 float(np.dot(chosen_counts[outside], time_s[chosen][outside]))
         gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
@@ -387,9 +409,28 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
     loop_note = missing_loop_rate_note(kernels, program, hw)
-    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, note) if n)
+    in_step_note = "" if corrector is None or calibrated_s is None else (
+        "the step calibration composed the kernels' in-step times (the bundle's in-step "
+        "corrector, for machines other than its own)")
+    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, in_step_note, note)
+                     if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
-                          calibrated_s, gnn_s, fallback)
+                          calibrated_s, gnn_s, fallback, calibration)
+
+
+def step_composition(models: LearnedModels) -> tuple[Any | None, Any | None]:
+    """(in-step corrector or None, step calibration or None) composing a step on this
+    machine: on a machine whose fingerprint differs from the bundle data's, the
+    bundle's in-step corrector and the calibration fitted over it (on the other
+    machines' programs) where it ships them; else the bundle's own calibration over the
+    kernel model's answers. Held out by family the corrector made the other machines'
+    steps closer and the bundle's own machine's a little worse (benchmarks/RESULTS.md),
+    so it is used where it helped."""
+    corrector = models.corrector
+    if corrector is not None and corrector.calibration is not None \
+            and models.machine_differences():
+        return corrector, corrector.calibration
+    return None, models.calibration
 
 
 def _fallback_note(why: list[str], inverse: np.ndarray, counts: np.ndarray,

@@ -570,7 +570,9 @@ def test_a_small_loop_program_is_priced_by_the_calibration_or_else_the_roofline(
     analysis = stablecost.analyze(text)
     out = learned_module.predict_kernels(models, analysis, models.spec)
     assert out.step_source == "step_calibration"
-    low, high = models.calibration.interval_log_ratio     # its own 80 % interval
+    # its own 80 % interval (the in-step corrector's calibration on a machine other
+    # than the bundle's: `step_composition`)
+    low, high = out.calibration.interval_log_ratio
     assert learned.step_time_low_s == pytest.approx(learned.step_time_s * np.exp(low))
     assert learned.step_time_high_s == pytest.approx(learned.step_time_s * np.exp(high))
     assert learned.step_time_s < models.floor_s + sum(
@@ -580,7 +582,8 @@ def test_a_small_loop_program_is_priced_by_the_calibration_or_else_the_roofline(
 
     roofline = kernel_times(analysis.kernels, analysis.program, models.spec)
     try:
-        learned_module._loaded[models.path] = dataclasses.replace(models, calibration=None)
+        learned_module._loaded[models.path] = dataclasses.replace(models, calibration=None,
+                                                                  corrector=None)
         estimate = Learned().estimate(analysis, models.spec, roofline)
     finally:
         learned_module._loaded[models.path] = models
@@ -612,7 +615,7 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
         examples_dir / "mlp_train_step.mlir"), models.spec)
     assert out.step_source == "step_blend" and out.calibrated_s is not None
     scale = p.step_time_s / out.step_s            # this machine's adaptation, if any
-    c_low, c_high = models.calibration.interval_log_ratio
+    c_low, c_high = out.calibration.interval_log_ratio   # the calibration that priced it
     assert p.step_time_low_s == pytest.approx(min(out.gnn_s * scale * np.exp(low),
                                                   out.calibrated_s * scale * np.exp(c_low)),
                                               rel=1e-9)

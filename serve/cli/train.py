@@ -2,6 +2,7 @@
 
     stablecost train xgboost --data DIR [--hardware NAME] [--target auto] [--save DIR] ...
     stablecost train gnn --data DIR [--hardware NAME] [--kernel-model DIR] [--save DIR] ...
+    stablecost train in-step [--data DIR ...] [--hardware host-cpu] [--save DIR]
     stablecost train calibration --data DIR [--hardware NAME] [--save DIR]
     stablecost evaluate --data DIR [--hardware NAME] [--out DIR]
     stablecost evaluate --programs PATH [PATH ...]
@@ -83,6 +84,21 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                            help="torch threads while fitting (default: torch's own; 1 is "
                                 "several times faster on a small shared VM)")
 
+    in_step = tsub.add_parser(
+        "in-step", help="in-step corrector over the bundled kernel model, from step profiles "
+                        "(refit the calibration after it)")
+    in_step.add_argument("--data", action="append", default=None,
+                         help="a dataset with step profiles (repeatable; default: every "
+                              "stored dataset of the chip under data/ that has them)")
+    in_step.add_argument("--hardware", default="host-cpu",
+                         help="the bundle to correct (default host-cpu)")
+    in_step.add_argument("--seed", type=int, default=0, help="split and tree seed")
+    in_step.add_argument("--tracking-uri", default=None,
+                         help="MLflow tracking URI (default sqlite:///mlflow.db)")
+    in_step.add_argument("--experiment", default="stablecost")
+    in_step.add_argument("--save", default=None,
+                         help="write it here (default: models/bundled/<hardware>/in_step)")
+
     calibration = tsub.add_parser(
         "calibration", help="step calibration over the bundled kernel model (five terms)")
     calibration.add_argument("--data", required=True, help="dataset or dataset root")
@@ -126,6 +142,20 @@ def _train(args: argparse.Namespace) -> int:
     from ...train.data import pick_dataset
 
     checks.output_dir(args.save, "--save")
+    if args.model == "in-step":
+        import json
+
+        from ...train.in_step import train_in_step
+
+        for data in args.data or []:
+            pick_dataset(data, args.hardware)
+        checks.tracking_store(args.tracking_uri, args.experiment)
+        path, report = train_in_step(
+            args.data, hardware=args.hardware, seed=args.seed, save=args.save,
+            tracking_uri=args.tracking_uri, experiment=args.experiment, say=_say)
+        print(json.dumps(report, indent=1))
+        print(f"saved {path}")
+        return 0
     if args.model == "calibration":
         import json
 

@@ -1,0 +1,216 @@
+"""The in-step corrector: from a kernel's standalone price to its time inside a step.
+
+The per-kernel model learned from kernel samples, each timed as its own executable,
+warm, alone. Inside a step the same kernel runs after others that evicted its inputs
+from the caches, and without a standalone call's dispatch: a non-dot kernel moving
+1 MiB or more takes about its cold-cache time alone there, 2.2-2.8x its warm time
+(`benchmarks/kernels_in_step.py --warm-cold`), while a small one can take less than
+its sample did. The corrector is gradient-boosted trees fitted to
+
+    log(in-step time / predicted time)
+
+of each kernel of profiled steps (`stablecost collect profiles`, each kernel timed
+inside the running step), weighted by the kernel's share of its step, from
+
+    the kernel's features  (models/features.py, on the spec the bundle prices with)
+    log2 of its predicted microseconds and of its executions per step
+    where it sits in its step: log2 of the bytes the whole step moves (executions
+        counted: how much of it a cache could hold), of the step's kernel launches,
+        and of the kernel's share of those bytes
+
+Every input is relative to the machine at hand (its calibrated spec), so the trees fit
+on steps profiled on several machines carry to another one. The step calibration
+(models/step_calibration.py) is fitted over the corrected kernel times and prices a
+step from them; the per-kernel answers `predict` reports stay the kernel model's (a
+kernel's own time, as `stablecost collect kernels` measures it). Kernels priced by the
+roofline (outside the kernel model's data) are not corrected.
+
+Fitted by `train/in_step.py`; saved as `in_step/` in the bundle with its manifest.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+from ..featurize.program import FEATURIZER_VERSION
+from .features import FEATURE_SCHEMA_VERSION, FEATURES
+
+MODEL_NAME = "in_step"
+MODEL_FILE = "in_step_xgb.ubj"
+META_FILE = "meta.json"
+# the inputs after the kernel features, in order
+EXTRA_INPUTS = ("predicted_us_log2", "executions_log2", "step_bytes_log2",
+                "step_launches_log2", "byte_share_log2")
+INPUTS = (*FEATURES, *EXTRA_INPUTS)
+# the fitted log ratio is clipped to this range (a kernel 400x faster or 55x slower in
+# its step than alone is a profiling artefact, not something to learn)
+LOG_RATIO_RANGE = (-6.0, 4.0)
+_BYTE_COLUMNS = tuple(FEATURES.index(name) for name in ("bytes_read", "bytes_written"))
+
+
+def corrector_inputs(X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
+                     sample: np.ndarray | None = None) -> np.ndarray:
+    """The corrector's input rows (INPUTS order) of kernel rows `X` with predicted
+    seconds per execution and executions per step; `sample`: each row's program (all
+    one program when None), over which the step context is summed."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != len(FEATURES):
+        raise ModelError(f"kernel features must be (kernels, {len(FEATURES)}), got {X.shape}")
+    predicted = np.maximum(np.asarray(predicted_s, dtype=np.float64), 1e-12)
+    counts = np.asarray(counts, dtype=np.float64)
+    sample = np.zeros(len(X), dtype=np.int64) if sample is None else np.asarray(sample)
+    programs = int(sample.max()) + 1 if len(sample) else 0
+    moved = sum(np.exp2(X[:, c]) - 1.0 for c in _BYTE_COLUMNS)
+    step_bytes = np.bincount(sample, counts * moved, minlength=programs)[sample]
+    launches = np.bincount(sample, counts, minlength=programs)[sample]
+    return np.column_stack([
+        X, np.log2(predicted * 1e6), np.log2(np.maximum(counts, 1.0)),
+        np.log2(step_bytes + 1.0), np.log2(launches + 1.0),
+        np.log2((counts * moved + 1.0) / (step_bytes + 1.0))])
+
+
+@dataclass
+class InStepCorrector:
+    booster: Any                      # xgboost.Booster over INPUTS
+    meta: dict[str, Any] = field(default_factory=dict)
+    # the step calibration fitted over the corrected kernel times
+    # (models.step_calibration.StepCalibration; None until `train.in_step` fits one)
+    calibration: Any | None = None
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """The trees' identity (sha256 of the saved model), which a step calibration
+        fitted over them records (`models.learned` refuses a mismatch)."""
+        return hashlib.sha256(bytes(self.booster.save_raw("ubj"))).hexdigest()[:16]
+
+    def log_ratio(self, inputs: np.ndarray) -> np.ndarray:
+        import xgboost as xgb
+
+        raw = self.booster.predict(xgb.DMatrix(np.asarray(inputs, dtype=np.float32)))
+        return np.clip(np.asarray(raw, dtype=np.float64), *LOG_RATIO_RANGE)
+
+    def correct(self, X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
+                sample: np.ndarray | None = None) -> np.ndarray:
+        """Each kernel's predicted seconds per execution moved to its in-step time."""
+        predicted = np.asarray(predicted_s, dtype=np.float64)
+        if not len(predicted):
+            return predicted
+        inputs = corrector_inputs(X, predicted, counts, sample)
+        return predicted * np.exp(self.log_ratio(inputs))
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self, directory: str | Path) -> Path:
+        from ..atomicio import atomic_write_bytes
+        from .manifest import write_manifest
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(directory / MODEL_FILE, bytes(self.booster.save_raw("ubj")))
+        if self.calibration is None:
+            raise ModelError("an in-step corrector is saved with the step calibration "
+                             "fitted over it (train/in_step.py)")
+        c = self.calibration
+        meta = {**self.meta, "model": MODEL_NAME, "featurizer_version": FEATURIZER_VERSION,
+                "feature_schema_version": FEATURE_SCHEMA_VERSION, "features": list(FEATURES),
+                "inputs": list(INPUTS), "log_ratio_range": list(LOG_RATIO_RANGE),
+                "calibration": {"floor_s": c.floor_s, "scale": list(c.scale),
+                                "per_launch_s": list(c.per_launch_s),
+                                "min_kernels": c.min_kernels,
+                                "interval_log_ratio": list(c.interval_log_ratio),
+                                "meta": c.meta}}
+        atomic_write_bytes(directory / META_FILE, (json.dumps(meta, indent=1) + "\n").encode())
+        write_manifest(directory)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> InStepCorrector:
+        """The corrector saved in `directory`: manifest, schema and inputs checked, and
+        the trees' answers on two probe rows finite; else a one-line `ModelError`."""
+        import xgboost as xgb
+
+        from .bundle_checks import read_bundle
+
+        directory = Path(directory)
+        meta, files = read_bundle(directory, MODEL_NAME, [MODEL_FILE])
+        path = directory / MODEL_FILE
+        if meta.get("inputs") != list(INPUTS):
+            raise ModelError(f"{directory / META_FILE}: inputs differ from this "
+                             "stablecost's in-step corrector; refit it")
+        data = files[MODEL_FILE]
+        if not data.startswith(b"{"):
+            raise ModelError(f"{path}: not an XGBoost model ({len(data)} bytes)")
+        booster = xgb.Booster()
+        try:
+            booster.load_model(bytearray(data))
+        except Exception as exc:  # noqa: BLE001 - XGBoostError, whatever a bad file raises
+            why = re.sub(r"^\[[\d:]+\] \S+: ", "", (str(exc).splitlines() or [""])[0])
+            raise ModelError(f"{path}: unreadable XGBoost model ({why[:200]})") from None
+        if booster.num_features() != len(INPUTS):
+            raise ModelError(f"{path}: a model of {booster.num_features()} inputs; this "
+                             f"stablecost's corrector has {len(INPUTS)}")
+        booster.set_param({"nthread": 1})
+        corrector = cls(booster, meta, _calibration(directory / META_FILE,
+                                                    meta.get("calibration")))
+        probe = np.stack([np.zeros(len(INPUTS)), np.ones(len(INPUTS))])
+        raw = np.asarray(booster.predict(xgb.DMatrix(probe.astype(np.float32))))
+        if raw.size != 2 or not np.all(np.isfinite(raw)):
+            raise ModelError(f"{path}: answers {raw.ravel()[:4].tolist()} on a probe; "
+                             "expected a finite number per kernel")
+        return corrector
+
+
+def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray, *,
+                  seed: int = 0, rounds: int = 100, threads: int = 2,
+                  meta: dict[str, Any] | None = None) -> InStepCorrector:
+    """Trees over `inputs` (corrector_inputs rows) fitted to the clipped log ratios,
+    each row weighted (its share of its step). The hyperparameters are those judged in
+    `benchmarks/step_variants.py`: shallow enough that 60 families do not memorize."""
+    import xgboost as xgb
+
+    if len(inputs) < 100:
+        raise ModelError(f"{len(inputs)} profiled kernels are too few to fit the in-step "
+                         "corrector (at least 100)")
+    target = np.clip(np.asarray(log_ratio, dtype=np.float64), *LOG_RATIO_RANGE)
+    if not (np.all(np.isfinite(target)) and np.all(np.isfinite(weight))):
+        raise ModelError("in-step corrector data holds NaN or infinite values")
+    params = {"objective": "reg:squarederror", "max_depth": 6, "eta": 0.1, "subsample": 0.8,
+              "colsample_bytree": 0.5, "min_child_weight": 20, "reg_lambda": 10.0,
+              "nthread": threads, "verbosity": 0, "seed": seed}
+    booster = xgb.train(params, xgb.DMatrix(np.asarray(inputs, dtype=np.float32), target,
+                                            weight=weight), rounds)
+    booster.set_param({"nthread": 1})
+    return InStepCorrector(booster, {**(meta or {}), "params": {**params, "rounds": rounds},
+                                     "rows": int(len(inputs))})
+
+
+def _calibration(path: Path, data: Any) -> Any:
+    """The step calibration saved beside the corrector, checked as the bundle's own."""
+    from .step_calibration import StepCalibration
+
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: calibration must be an object of step calibration terms")
+    try:
+        numbers = [data["floor_s"], *data["scale"], *data["per_launch_s"],
+                   *data["interval_log_ratio"]]
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in numbers):
+            raise TypeError("a term is not a number")
+        return StepCalibration(
+            floor_s=float(data["floor_s"]), scale=tuple(map(float, data["scale"])),
+            per_launch_s=tuple(map(float, data["per_launch_s"])),
+            min_kernels=int(data["min_kernels"]),
+            interval_log_ratio=(float(data["interval_log_ratio"][0]),
+                                float(data["interval_log_ratio"][1])),
+            meta=dict(data.get("meta") or {}))
+    except ModelError as exc:
+        raise ModelError(f"{path}: calibration: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ModelError(f"{path}: damaged calibration ({type(exc).__name__}: {exc})") from None

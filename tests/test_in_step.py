@@ -1,0 +1,178 @@
+"""The in-step corrector (models/in_step.py, train/in_step.py): its inputs, where
+predict uses it, its bundle directory's checks, and what it is fitted on."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import stablecost
+from stablecost.errors import ModelError
+from stablecost.models import learned
+from stablecost.models.features import FEATURES
+from stablecost.models.in_step import (
+    INPUTS,
+    InStepCorrector,
+    corrector_inputs,
+    fit_corrector,
+)
+from stablecost.models.step_calibration import StepCalibration
+from stablecost.train.in_step import Profiled, training_arrays
+from stablecost.train.step_calibration import PricedRows, ProgramSums, fit_on
+
+BYTES_READ = FEATURES.index("bytes_read")
+
+
+def _rows(programs: int = 3, kernels: int = 4, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 4, size=(programs * kernels, len(FEATURES)))
+    return X
+
+
+def test_the_step_context_is_summed_over_each_program():
+    X = np.zeros((4, len(FEATURES)))
+    X[:, BYTES_READ] = np.log2(np.array([1024, 3072, 2048, 2048]) + 1.0)
+    counts = np.array([1.0, 1.0, 2.0, 1.0])
+    sample = np.array([0, 0, 1, 1])
+    inputs = corrector_inputs(X, np.full(4, 1e-5), counts, sample)
+    assert inputs.shape == (4, len(INPUTS))
+    step_bytes = np.exp2(inputs[:, -3]) - 1.0
+    np.testing.assert_allclose(step_bytes, [4096, 4096, 6144, 6144])
+    launches = np.exp2(inputs[:, -2]) - 1.0
+    np.testing.assert_allclose(launches, [2, 2, 3, 3])
+    # a kernel's share of its step's bytes, executions counted
+    share = np.exp2(inputs[:, -1])
+    np.testing.assert_allclose(share, [1025 / 4097, 3073 / 4097, 4097 / 6145, 2049 / 6145])
+    np.testing.assert_allclose(inputs[:, len(FEATURES)], np.log2(10.0))   # 10 µs
+    with pytest.raises(ModelError, match="kernel features"):
+        corrector_inputs(np.zeros((2, 3)), np.ones(2), np.ones(2))
+
+
+def _corrector(tmp_path=None, log_ratio: float = np.log(2.0)) -> InStepCorrector:
+    """A corrector whose trees answer (about) `log_ratio` everywhere."""
+    rng = np.random.default_rng(1)
+    inputs = rng.uniform(0, 4, size=(400, len(INPUTS)))
+    corrector = fit_corrector(inputs, np.full(400, log_ratio), np.ones(400), rounds=60,
+                              threads=1)
+    corrector.calibration = StepCalibration(floor_s=0.0, scale=(1.0, 1.0),
+                                            per_launch_s=(0.0, 0.0),
+                                            interval_log_ratio=(-0.5, 0.5))
+    return corrector
+
+
+def test_a_corrector_round_trips_and_a_damaged_one_is_refused(tmp_path):
+    corrector = _corrector()
+    X = _rows()
+    predicted = np.full(len(X), 1e-4)
+    corrected = corrector.correct(X, predicted, np.ones(len(X)))
+    assert np.all(corrected > 1.5e-4) and np.all(corrected < 2.5e-4)
+    path = corrector.save(tmp_path / "in_step")
+    back = InStepCorrector.load(path)
+    np.testing.assert_allclose(back.correct(X, predicted, np.ones(len(X))), corrected)
+    assert back.digest == corrector.digest
+    assert back.calibration.interval_log_ratio == (-0.5, 0.5)
+
+    meta = json.loads((path / "meta.json").read_text())
+    from stablecost.models.manifest import write_manifest
+
+    for broken, match in (({**meta, "inputs": meta["inputs"][:-1]}, "inputs differ"),
+                          ({**meta, "calibration": None}, "calibration must be an object"),
+                          ({**meta, "calibration": {**meta["calibration"], "scale": [1.0]}},
+                           "2 scales"),
+                          ({**meta, "calibration": {**meta["calibration"],
+                                                    "floor_s": "fast"}}, "damaged")):
+        (path / "meta.json").write_text(json.dumps(broken))
+        write_manifest(path)
+        with pytest.raises(ModelError, match=match):
+            InStepCorrector.load(path)
+    # a file changed after its manifest was written
+    (path / "meta.json").write_text(json.dumps(meta))
+    write_manifest(path)
+    (path / "in_step_xgb.ubj").write_bytes(b"not a model")
+    with pytest.raises(ModelError):
+        InStepCorrector.load(path)
+    with pytest.raises(ModelError, match="saved with the step calibration"):
+        dataclasses.replace(corrector, calibration=None).save(tmp_path / "bare")
+
+
+def test_the_corrector_composes_steps_only_on_machines_other_than_the_bundles(examples_dir):
+    base = learned.load_models("host-cpu")
+    analysis = stablecost.analyze(examples_dir / "mlp_train_step.mlir")
+    corrector = _corrector()
+    here = {**learned.this_cpu(), "backend": "cpu"}
+    elsewhere = {"cpu_vendor": "OtherVendor", "cpu_model": "Other CPU", "cpu_cores": 64}
+    own = dataclasses.replace(base, step=None, corrector=corrector,
+                              kernel_meta={**base.kernel_meta, "fingerprint": here})
+    other = dataclasses.replace(own, kernel_meta={**base.kernel_meta, "fingerprint": elsewhere})
+    assert learned.step_composition(own) == (None, base.calibration)
+    assert learned.step_composition(other) == (corrector, corrector.calibration)
+
+    at_home = learned.predict_kernels(own, analysis, base.spec)
+    away = learned.predict_kernels(other, analysis, base.spec)
+    assert at_home.calibration is base.calibration and away.calibration is corrector.calibration
+    assert "in-step corrector" in away.note and "in-step corrector" not in at_home.note
+    # the corrector's trees double every kernel, its calibration adds nothing to them:
+    # the step is about twice the kernel sum of the covered kernels
+    counts = np.array([k.count for k in analysis.kernels])
+    covered = sum(c * t for c, t, out in zip(counts, away.time_s, away.fallback if
+                                             away.fallback is not None else [False] * len(counts))
+                  if not out)
+    assert away.step_s == pytest.approx(2.0 * covered, rel=0.25)
+    # per-kernel answers stay the kernel model's
+    np.testing.assert_allclose(away.time_s, at_home.time_s)
+
+
+def _profiled(split: list[str], family: list[str], outside: list[bool]) -> Profiled:
+    kernels = len(split)
+    X = _rows(programs=kernels, kernels=1)
+    samples = pd.DataFrame({"family": family, "split": split, "median_s": np.ones(kernels),
+                            "sample_id": [f"p{i}" for i in range(kernels)]})
+    rows = PricedRows(X, np.full(kernels, 1e-5), np.ones(kernels), np.arange(kernels),
+                      np.full(kernels, 1e-5), np.array(outside), samples)
+    in_step = np.full(kernels, 2e-5)
+    in_step[0] = np.nan
+    return Profiled("d", rows, in_step)
+
+
+def test_the_corrector_learns_from_timed_covered_kernels_outside_the_test_split():
+    part = _profiled(split=["train", "train", "test", "val", "train", "train"],
+                     family=["a", "a", "a", "b", "b", "c"],
+                     outside=[False, False, False, False, True, False])
+    inputs, ratio, weight, family = training_arrays([part])
+    # row 0 has no in-step time, row 2 is a test program, row 4 the roofline prices
+    assert list(family) == ["a", "b", "c"]
+    np.testing.assert_allclose(ratio, np.log(2.0))
+    assert inputs.shape == (3, len(INPUTS)) and np.all(weight > 0)
+    _, _, _, family = training_arrays([part], exclude_families=["a"])
+    assert list(family) == ["b", "c"]
+
+
+def test_the_calibration_fit_leaves_out_programs_the_roofline_prices_mostly():
+    rng = np.random.default_rng(0)
+    n = 40
+    seconds = rng.uniform(1e-4, 1e-3, size=(n, 2))
+    launches = rng.integers(1, 20, size=(n, 2)).astype(float)
+    measured = 1.5 * seconds.sum(axis=1) + 1e-5
+    fixed = np.zeros(n)
+    fixed[:5] = 0.9 * measured[:5]          # mostly priced by the roofline
+    measured[:5] *= 0.2                     # ... and measured far off the rest's rule
+    sums = ProgramSums(seconds, launches, np.full(n, 4), measured, measured,
+                       np.array(["f"] * n), np.array(["train"] * n), fixed)
+    terms = fit_on(sums, np.arange(n))
+    assert terms[1] == pytest.approx(1.5, rel=1e-3) and terms[3] == pytest.approx(1.5, rel=1e-3)
+
+
+def test_train_in_step_with_a_missing_dataset_is_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "stablecost", "train", "in-step", "--data",
+                           str(tmp_path / "nowhere"), "--tracking-uri",
+                           f"sqlite:///{tmp_path}/m.db"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "nowhere" in done.stderr

@@ -1,0 +1,329 @@
+"""Fit the in-step corrector (models/in_step.py) on profiled steps of one or more machines.
+
+    python -m stablecost.train.in_step [--data DIR ...] [--hardware host-cpu] [--write]
+    stablecost train in-step [--data DIR ...] [--save DIR]
+
+Every program of each dataset that holds step profiles (`stablecost collect profiles`)
+is featurized on the spec `predict` prices that machine with (the bundle's own spec for
+the bundle's own dataset, else the dataset's `hardware.toml`), every kernel priced by the
+bundled kernel model, and its in-step time read from the profile. The corrector's trees
+are fitted to log(in-step / predicted) over every kernel the kernel model covers, of
+every program outside the test splits, each kernel weighted by its share of its step.
+Default data: every dataset under `data/` of the bundle's chip with step profiles.
+
+Printed beside the fit: the step-share-weighted mean |log(in-step / predicted)| before
+and after correction, in sample and with the program families held out (five folds, by
+family): the corrector's reach on kinds of program it did not see. Whether the steps
+it composes are closer is `benchmarks/leave_one_family_out.py`'s question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..datasets import store
+from ..errors import DatasetError, InvalidArgumentError, ModelError
+from ..models.in_step import MODEL_NAME, InStepCorrector, corrector_inputs, fit_corrector
+from ..models.learned import bundle_path, load_kernel_model
+from .data import dataset_hardware, load_frame, pick_dataset
+from .step_calibration import PricedRows, priced_rows
+
+FOLDS = 5
+
+
+@dataclass
+class Profiled:
+    """One dataset's priced kernel rows (`PricedRows`) with each row's in-step seconds
+    per execution (NaN where its program has no usable profile)."""
+
+    name: str
+    rows: PricedRows
+    in_step_s: np.ndarray
+
+    @property
+    def family(self) -> np.ndarray:        # per kernel row
+        return self.rows.samples["family"].to_numpy()[self.rows.sample]
+
+    @property
+    def split(self) -> np.ndarray:         # per kernel row
+        return self.rows.samples["split"].to_numpy()[self.rows.sample]
+
+
+def pricing_spec(dataset: Path, models: Any) -> Any:
+    """The spec `predict` prices `dataset`'s machine with: the bundle's own spec for the
+    dataset its kernel model was trained on, that machine's calibration otherwise."""
+    own = str(models.kernel_meta.get("dataset", ""))
+    if models.spec is not None and dataset.name == own:
+        return models.spec
+    return dataset_hardware(dataset)
+
+
+class _OwnSpec:
+    """`models` pricing with one given spec, whatever machine runs this."""
+
+    def __init__(self, models: Any, spec: Any) -> None:
+        self._models, self._spec = models, spec
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._models, name)
+
+    def pricing_hardware(self, hw: Any) -> tuple[Any, str]:
+        return self._spec, ""
+
+
+def read_in_step(dataset: Path, samples: Any, analyses: Sequence[Any], *,
+                 seed: int = 0) -> np.ndarray | None:
+    """Each priced kernel row's in-step seconds per execution (`featurize_rows` order of
+    `samples`, whose `analyses` are given; NaN where its program has no usable
+    profile), or None when `dataset` holds no step profiles of this featurizer."""
+    from ..datasets.profiles import KIND, kernel_seconds
+
+    try:
+        profiles = load_frame(dataset, KIND, seed=seed)
+    except DatasetError:
+        return None
+    by_program: dict[str, dict[int, float]] = {}
+    for row in profiles.itertuples(index=False):
+        seconds = kernel_seconds(row.kernel_times)
+        if seconds is not None:
+            by_program[json.loads(row.params)["program"]] = seconds
+    if not by_program:
+        return None
+    in_step: list[float] = []
+    for sample_id, analysis in zip(samples["sample_id"], analyses):
+        seconds = by_program.get(sample_id)
+        kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
+        in_step += [seconds.get(k.index, np.nan) / max(k.count, 1.0) if seconds else np.nan
+                    for k in kernels]
+    return np.array(in_step)
+
+
+def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:
+    """The priced rows of `dataset`'s programs with their in-step times; None when it
+    holds no step profiles of this featurizer."""
+    from ..datasets.profiles import KIND
+
+    try:
+        load_frame(dataset, KIND, seed=seed)
+    except DatasetError:
+        return None
+    spec = pricing_spec(dataset, models)
+    rows = priced_rows(load_frame(dataset, "program", seed=seed), spec,
+                       _OwnSpec(models, spec), progress=False, keep_analyses=True)
+    in_step = read_in_step(dataset, rows.samples, rows.analyses or [], seed=seed)
+    if in_step is None:
+        return None
+    if len(in_step) != len(rows.X):
+        raise ModelError(f"{dataset}: {len(in_step)} profiled kernels against "
+                         f"{len(rows.X)} featurized ones")
+    rows.analyses = None
+    return Profiled(f"{dataset.parent.name}/{dataset.name}", rows, in_step)
+
+
+def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] = ()
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(inputs, log ratio, weight, family) of every kernel row the corrector learns
+    from: covered by the kernel model, with an in-step time, of a program outside the
+    test split and the excluded families. The step context is taken over each whole
+    step, as `predict` sees it."""
+    inputs, ratios, weights, families = [], [], [], []
+    for part in parts:
+        r = part.rows
+        n = len(r.samples)
+        timed = np.isfinite(part.in_step_s) & ~r.outside
+        in_step = np.where(timed, part.in_step_s, 0.0)
+        # each kernel's share of its step, half by in-step time, half by prediction
+        step_in = np.bincount(r.sample, r.count * in_step, minlength=n)
+        step_pred = np.bincount(r.sample, r.count * r.predicted_s * timed, minlength=n)
+        share = 0.5 * (r.count * in_step / np.maximum(step_in[r.sample], 1e-30)
+                       + r.count * r.predicted_s / np.maximum(step_pred[r.sample], 1e-30))
+        # the context over the covered kernels only, as `predict_kernels` corrects them
+        covered = ~r.outside
+        x = corrector_inputs(r.X[covered], r.predicted_s[covered], r.count[covered],
+                             r.sample[covered])
+        keep = (timed & (part.split != "test")
+                & ~np.isin(part.family, list(exclude_families)))[covered]
+        inputs.append(x[keep])
+        ratios.append(np.log(np.maximum(in_step[covered][keep], 1e-9)
+                             / r.predicted_s[covered][keep]))
+        weights.append(share[covered][keep])
+        families.append(part.family[covered][keep])
+    if not inputs:
+        raise InvalidArgumentError("no dataset with step profiles to fit the in-step "
+                                   "corrector on (`stablecost collect profiles` takes them)")
+    return (np.concatenate(inputs), np.concatenate(ratios), np.concatenate(weights),
+            np.concatenate(families))
+
+
+def fit_in_step(parts: Sequence[Profiled], *, exclude_families: Sequence[str] = (),
+                seed: int = 0, meta: dict[str, Any] | None = None) -> InStepCorrector:
+    """The corrector fitted on `parts` without `exclude_families`."""
+    inputs, ratio, weight, _ = training_arrays(parts, exclude_families)
+    return fit_corrector(inputs, ratio, weight, seed=seed, meta=meta)
+
+
+def _weighted_abs_log(ratio: np.ndarray, weight: np.ndarray) -> float:
+    return float(np.sum(weight * np.abs(ratio)) / np.sum(weight))
+
+
+def report_of(parts: Sequence[Profiled], corrector: InStepCorrector,
+              seed: int = 0) -> dict[str, Any]:
+    """Weighted mean |log(in-step / predicted)| before and after the correction, in
+    sample and with the families held out (FOLDS folds by family)."""
+    inputs, ratio, weight, family = training_arrays(parts)
+    after = ratio - corrector.log_ratio(inputs)
+    names = sorted(set(family.tolist()))
+    order = np.random.default_rng(seed).permutation(len(names))
+    held_after = np.zeros_like(ratio)
+    for fold in range(FOLDS):
+        held = [names[i] for i in order[fold::FOLDS]]
+        rows = np.isin(family, held)
+        if not rows.any():
+            continue
+        fold_model = fit_corrector(inputs[~rows], ratio[~rows], weight[~rows], seed=seed)
+        held_after[rows] = ratio[rows] - fold_model.log_ratio(inputs[rows])
+    return {"kernels": int(len(ratio)), "families": len(names),
+            "datasets": [p.name for p in parts],
+            "mean_abs_log_ratio": {"kernel_model": _weighted_abs_log(ratio, weight),
+                                   "corrected_in_sample": _weighted_abs_log(after, weight),
+                                   "corrected_families_held_out":
+                                       _weighted_abs_log(held_after, weight)}}
+
+
+def calibrate_over(parts: Sequence[Profiled], corrector: InStepCorrector
+                   ) -> tuple[Any, dict[str, Any]]:
+    """The step calibration fitted over `corrector`'s in-step times of every program of
+    `parts` outside the test splits (as `train.step_calibration` fits the bundle's own
+    on one dataset), its 80 % interval from held-out-family residuals; and a report."""
+    from .step_calibration import (
+        COVERAGE,
+        ProgramSums,
+        calibration_from,
+        fit_on,
+        held_out_log_ratios,
+        sums_of,
+    )
+
+    each = [sums_of(part.rows, corrector) for part in parts]
+    sums = ProgramSums(*(np.concatenate([getattr(s, name) for s in each])
+                         for name in ProgramSums.__dataclass_fields__))
+    rows = np.flatnonzero(sums.split != "test")
+    residuals = held_out_log_ratios(sums, rows)
+    low, high = (float(q) for q in np.quantile(residuals, [(1 - COVERAGE) / 2,
+                                                            (1 + COVERAGE) / 2]))
+    calibration = calibration_from(fit_on(sums, rows),
+                                   min_kernels=int(sums.kernels[rows].min()),
+                                   interval_log_ratio=(low, high),
+                                   meta={"fitted_rows": int(len(rows))})
+    # held out of the calibration's fit, not of the corrector's
+    return calibration, {"programs": int(len(rows)),
+                         "calibration_held_out_family_mape":
+                             float(np.mean(np.abs(np.expm1(-residuals)))),
+                         "interval_log_ratio": [low, high]}
+
+
+def default_data(hardware: str, root: Path) -> list[Path]:
+    """Every dataset of `hardware` under `root` (the stored datasets, `data/`)."""
+    return [d for d in store.find_datasets(root)
+            if store.DatasetInfo.read(d).hardware == hardware]
+
+
+def fit_for_bundle(data: Sequence[str | Path] | None, *, hardware: str = "host-cpu",
+                   seed: int = 0, say: Callable[[str], None] = lambda _: None
+                   ) -> tuple[InStepCorrector, dict[str, Any]]:
+    """The corrector for `hardware`'s bundle from `data` (default: every stored
+    dataset of it with step profiles), and its report."""
+    models = load_kernel_model(hardware)
+    if models is None:
+        raise ModelError(f"no bundled kernel model for {hardware}: train one first "
+                         "(`stablecost train xgboost`)")
+    root = Path(__file__).resolve().parent.parent / "data"
+    datasets = ([pick_dataset(d, hardware) for d in data] if data
+                else default_data(hardware, root))
+    parts, used = [], []
+    for dataset in datasets:
+        say(f"pricing the programs of {dataset}")
+        part = profiled(dataset, models, seed=seed)
+        if part is None:
+            if data:
+                raise InvalidArgumentError(f"{dataset}: no step profiles of this featurizer "
+                                           "(take them with `stablecost collect profiles`)")
+            say(f"{dataset}: no step profiles, skipped")
+            continue
+        parts.append(part)
+        used.append(dataset)
+    meta = {"hardware": hardware, "datasets": [p.name for p in parts],
+            "data": [_repo_relative(d) for d in used],
+            "kernel_model": {"data_digest": models.kernel_meta.get("data_digest")}}
+    corrector = fit_in_step(parts, seed=seed, meta=meta)
+    say("fitting the step calibration over it")
+    corrector.calibration, calibration_report = calibrate_over(parts, corrector)
+    say("judging it with the families held out")
+    report = {**report_of(parts, corrector, seed), "calibration": calibration_report}
+    corrector.meta["metrics"] = report
+    return corrector, report
+
+
+def _repo_relative(path: Path) -> str:
+    root = Path(__file__).resolve().parent.parent
+    path = path.resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def train_in_step(data: Sequence[str | Path] | None, *, hardware: str = "host-cpu",
+                  seed: int = 0, save: str | Path | None = None,
+                  tracking_uri: str | None = None, experiment: str = "stablecost",
+                  say: Callable[[str], None] = lambda _: None) -> tuple[Path, dict[str, Any]]:
+    """`stablecost train in-step`: fit, log an MLflow run, save into `save` (default the
+    bundle's `in_step/`). The step calibration is fitted over the corrector: refit it
+    after (`stablecost train calibration`)."""
+    import mlflow
+
+    from . import tracking
+
+    corrector, report = fit_for_bundle(data, hardware=hardware, seed=seed, say=say)
+    target = Path(save) if save else bundle_path(hardware) / MODEL_NAME
+    tracking.configure(tracking_uri, experiment)
+    with mlflow.start_run(run_name=f"in-step-{hardware}"):
+        mlflow.log_params({"model": MODEL_NAME, "hardware": hardware, "seed": seed,
+                           "datasets": ",".join(report["datasets"])[:500]})
+        mlflow.log_metrics({"kernels": report["kernels"], "families": report["families"],
+                            **{f"abs_log_ratio_{k}": v
+                               for k, v in report["mean_abs_log_ratio"].items()}})
+        corrector.save(target)
+        mlflow.log_artifacts(str(target), artifact_path=MODEL_NAME)
+    return target, report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", action="append", default=None,
+                        help="a dataset with step profiles (repeatable; default: every one "
+                             "under data/)")
+    parser.add_argument("--hardware", default="host-cpu")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write", action="store_true",
+                        help=f"save it into the bundle ({MODEL_NAME}/)")
+    args = parser.parse_args(argv)
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    corrector, report = fit_for_bundle(args.data, hardware=args.hardware, seed=args.seed,
+                                       say=say)
+    print(json.dumps(report, indent=1))
+    if args.write:
+        print(f"wrote {corrector.save(bundle_path(args.hardware) / MODEL_NAME)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
