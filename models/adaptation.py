@@ -59,7 +59,7 @@ MIN_FACTOR, MAX_FACTOR = 1 / 20, 20.0
 class Adaptation:
     hardware: str
     fingerprint_id: str
-    bundle_digest: str             # the kernel model's data digest it corrects
+    bundle_digest: str             # the bundle it corrects (`LearnedModels.adaptation_digest`)
     featurizer_version: str
     step_factor: float
     default_kernel_factor: float

@@ -133,7 +133,7 @@ class Learned:
         )
 
         learned = predict_kernels(models, analysis, hw, roofline)
-        digest = str(models.kernel_meta.get("data_digest", ""))
+        digest = models.adaptation_digest
         # the loop rule is about the per-call costs of CPU executables; GPU kernel data
         # are CUDA-event times of the kernel alone
         why = "" if models.is_gpu_bundle else out_of_range(analysis, learned)
@@ -144,7 +144,7 @@ class Learned:
         # a step model's answer (the GNN's or the calibration's) is not a kernel sum
         step_s = learned.step_s if learned.step_source != "kernel_sum" else None
         notes = [learned.note]
-        model = f"{models.path.name} (kernel data {digest})"
+        model = f"{models.path.name} (kernel data {models.kernel_meta.get('data_digest', '')})"
         adaptation, why = find_adaptation(hw.name, digest)
         if adaptation is None and models.machine_differences():
             adaptation, why_default = bundled_default(models.path, digest)

@@ -133,6 +133,14 @@ class LearnedModels:
     def is_gpu_bundle(self) -> bool:
         return self.kernel_meta.get("hardware_kind") == "gpu"
 
+    @property
+    def adaptation_digest(self) -> str:
+        """What an adaptation of this bundle is keyed by (`models.adaptation`): the kernel
+        model's data digest, and the in-step corrector's where the bundle has one (it
+        changes the steps an adaptation's factors were fitted to)."""
+        digest = str(self.kernel_meta.get("data_digest", ""))
+        return digest if self.corrector is None else f"{digest}+{self.corrector.digest}"
+
     def machine_differences(self) -> list[str]:
         """How this machine differs from the one the kernel data was measured on
         (CPU bundles; [] for a GPU bundle or the same machine)."""

@@ -74,7 +74,7 @@ def test_the_check_reports_groups_the_fit_did_not_see():
 def _write(path, **changes):
     models = load_models("host-cpu")
     data = Adaptation(hardware="host-cpu", fingerprint_id=local_fingerprint_id(),
-                      bundle_digest=str(models.kernel_meta["data_digest"]),
+                      bundle_digest=models.adaptation_digest,
                       featurizer_version=stablecost.featurize.program.FEATURIZER_VERSION,
                       step_factor=2.0, default_kernel_factor=2.0,
                       kernel_factors={}, samples={"kernel": 1, "step": 1},
@@ -89,7 +89,7 @@ def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir
     from stablecost.models.adaptation import OTHER_MACHINES_ID, bundled_default
 
     models = load_models("host-cpu")
-    default, why = bundled_default(models.path, str(models.kernel_meta["data_digest"]))
+    default, why = bundled_default(models.path, models.adaptation_digest)
     assert default is not None and not why and default.fingerprint_id == OTHER_MACHINES_ID
     assert len(default.machines) >= 2 and default.step_factor > 1
     program = examples_dir / "transformer_block_train_step.mlir"

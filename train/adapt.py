@@ -96,7 +96,7 @@ def adapt(*, minutes: float = 5.0, data: str | Path | None = None,
     models = load_models(hw.name)
     if models is None:
         raise InvalidArgumentError(f"no bundled learned model for {hw.name} to adapt")
-    digest = str(models.kernel_meta.get("data_digest", ""))
+    digest = models.adaptation_digest
     data_dir = Path(data) if data is not None else default_data_dir()
     if track:
         from . import tracking

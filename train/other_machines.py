@@ -62,7 +62,7 @@ def default_adaptation(models: LearnedModels, residuals: dict[str, list[Residual
     fitted = fit_factors(pooled)
     return Adaptation(
         hardware=models.hardware, fingerprint_id=OTHER_MACHINES_ID,
-        bundle_digest=str(models.kernel_meta.get("data_digest", "")),
+        bundle_digest=models.adaptation_digest,
         featurizer_version=FEATURIZER_VERSION, step_factor=fitted["step"],
         default_kernel_factor=fitted["default"],
         kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")},

@@ -129,7 +129,7 @@ def _adaptation_in_use(models: Any) -> dict[str, Any]:
     machine's own, the bundle's default for other machines, or none (with why)."""
     from ...models.adaptation import bundled_default, find_adaptation
 
-    digest = str(models.kernel_meta.get("data_digest", ""))
+    digest = models.adaptation_digest
     adaptation, why = find_adaptation(models.hardware, digest)
     source = "this machine's (stablecost hardware adapt)"
     if adaptation is None and models.machine_differences():
