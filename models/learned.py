@@ -394,9 +394,13 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
                 kernel_groups(X), calibrated_in, np.where(outside, 0.0, chosen_counts),
                 physical_floor_s(X)) + \
                 float(np.dot(chosen_counts[outside], time_s[chosen][outside]))
-        gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X, inverse,
-                                         time_s[chosen], chosen_counts,
-                                         None if fallback is None else fallback[chosen])
+        if corrector is None:
+            gnn_s, why_not, note = _step_gnn(models, program, subset, X, rl, unique_X,
+                                             inverse, time_s[chosen], chosen_counts,
+                                             None if fallback is None else fallback[chosen])
+        elif models.step is not None:
+            why_not = ("the step GNN learned the step times of the bundle's own machine and "
+                       "takes no part on another one")
     if gnn_s is not None and calibrated_s is not None:
         weight = gnn_weight(gnn_s, calibrated_s)
         step_s, source = blend(gnn_s, calibrated_s), "step_blend"
@@ -411,17 +415,16 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         step_s, source = gnn_s, "step_gnn"
     elif calibrated_s is not None:
         step_s, source = calibrated_s, "step_calibration"
-        note = "step time from the step calibration" + (f": {why_not}" if why_not else "")
+        note = "step time from the step calibration" + (
+            "" if corrector is None else " over the kernels' in-step times (the bundle's "
+            "in-step corrector, used on machines other than its own)") + \
+            (f": {why_not}" if why_not else "")
     else:
         source = "kernel_sum"
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
     loop_note = missing_loop_rate_note(kernels, program, hw)
-    in_step_note = "" if corrector is None or calibrated_s is None else (
-        "the step calibration composed the kernels' in-step times (the bundle's in-step "
-        "corrector, for machines other than its own)")
-    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, in_step_note, note)
-                     if n)
+    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, note) if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
                           calibrated_s, gnn_s, fallback, calibration)
 
@@ -433,7 +436,10 @@ def step_composition(models: LearnedModels) -> tuple[Any | None, Any | None]:
     machines' programs) where it ships them; else the bundle's own calibration over the
     kernel model's answers. Held out by family the corrector made the other machines'
     steps closer and the bundle's own machine's a little worse (benchmarks/RESULTS.md),
-    so it is used where it helped."""
+    so it is used where it helped. Where it is used the step GNN is not: the GNN
+    learned absolute step times of the bundle's machine, and blended with the
+    corrector's calibration it made held-out families on the other machines worse
+    (cnn on the AMD machine: 44 % alone, 83 % blended)."""
     corrector = models.corrector
     if corrector is not None and corrector.calibration is not None \
             and models.machine_differences():

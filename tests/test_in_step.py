@@ -126,6 +126,13 @@ def test_the_corrector_composes_steps_only_on_machines_other_than_the_bundles(ex
     assert away.step_s == pytest.approx(2.0 * covered, rel=0.25)
     # per-kernel answers stay the kernel model's
     np.testing.assert_allclose(away.time_s, at_home.time_s)
+    # the step GNN learned the bundle's machine's steps: elsewhere it takes no part
+    with_gnn = learned.predict_kernels(dataclasses.replace(other, step=base.step), analysis,
+                                       base.spec)
+    assert with_gnn.step_source == "step_calibration" and with_gnn.gnn_s is None
+    assert "takes no part on another one" in with_gnn.note
+    assert learned.predict_kernels(dataclasses.replace(own, step=base.step), analysis,
+                                   base.spec).step_source == "step_blend"
 
 
 def _profiled(split: list[str], family: list[str], outside: list[bool]) -> Profiled:

@@ -6,6 +6,7 @@ they share fixtures, and a reader looks for the tests of that area in one place.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from datetime import datetime, timezone
@@ -599,6 +600,7 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
     import json
 
     from stablecost.errors import ModelError
+    from stablecost.models.cost_model import step_interval
     from stablecost.models.learned import _read_step_interval
 
     p = stablecost.predict(examples_dir / "mlp_train_step.mlir", "host-cpu",
@@ -607,21 +609,20 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
     table = json.loads((learned.bundle_path("host-cpu") / "kernel_xgb" /
                         learned.STEP_INTERVAL_FILE).read_text())
     low, high = (table["by_source"]["step_gnn"][k] for k in ("low_log_ratio", "high_log_ratio"))
-    # the GNN and the calibration priced it: the bounds are the hull of the GNN's answer
-    # times e^low and e^high and of the calibration's times its own interval
-    # (models/cost_model.py)
-    models = learned.load_models("host-cpu")
+    # composed as on the bundle's own machine, the GNN and the calibration price it: the
+    # bounds are the hull of the GNN's answer times e^low and e^high and of the
+    # calibration's times its own interval (models/cost_model.py)
+    models = dataclasses.replace(learned.load_models("host-cpu"), corrector=None)
     out = learned.predict_kernels(models, stablecost.analyze(
         examples_dir / "mlp_train_step.mlir"), models.spec)
     assert out.step_source == "step_blend" and out.calibrated_s is not None
-    scale = p.step_time_s / out.step_s            # this machine's adaptation, if any
-    c_low, c_high = out.calibration.interval_log_ratio   # the calibration that priced it
-    assert p.step_time_low_s == pytest.approx(min(out.gnn_s * scale * np.exp(low),
-                                                  out.calibrated_s * scale * np.exp(c_low)),
-                                              rel=1e-9)
-    assert p.step_time_high_s == pytest.approx(max(out.gnn_s * scale * np.exp(high),
-                                                   out.calibrated_s * scale * np.exp(c_high)),
-                                               rel=1e-9)
+    scale = 1.3                                   # an adaptation's step factor
+    c_low, c_high = models.calibration.interval_log_ratio
+    lo_s, hi_s = step_interval(models, out, out.step_s * scale)
+    assert lo_s == pytest.approx(min(out.gnn_s * scale * np.exp(low),
+                                     out.calibrated_s * scale * np.exp(c_low)), rel=1e-9)
+    assert hi_s == pytest.approx(max(out.gnn_s * scale * np.exp(high),
+                                     out.calibrated_s * scale * np.exp(c_high)), rel=1e-9)
     roofline = stablecost.predict(examples_dir / "mlp_train_step.mlir", "H100-SXM",
                                   fidelity="roofline")
     assert roofline.step_time_low_s is None
