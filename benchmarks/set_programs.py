@@ -7,7 +7,7 @@ in-step kernel times from many more kinds of program than the zoo's 18 families.
 
 Only sets timed on a machine of this fingerprint are taken
 (`benchmarks/timings/host-cpu-<fingerprint>/<set>.json`), and never a set without stored
-timings: a set that has not judged a model yet (never-seen-7) stays unseen. Each program
+timings: a set that has not judged a model yet stays unseen. Each program
 becomes a row of kind "program" (family: the program's kind, before the "/" of its
 name; group: its set and name), timed by the collector's rule for whole steps. The
 dataset goes beside the sets' timings (default root
