@@ -111,15 +111,20 @@ def _machine_section(hw: Any) -> dict[str, Any]:
     fingerprint differs from it ({} for other chips)."""
     if hw.kind != "cpu":
         return {}
-    from ...models.learned import load_models, this_cpu
+    from ...models.learned import load_models, step_composition, this_cpu
 
     models = load_models(hw.name)
     section: dict[str, Any] = {"this_machine": this_cpu()}
     if models is not None:
+        corrector, _ = step_composition(models)
         section["learned_model"] = {
             "path": str(models.path),
             "trained_on": models.kernel_meta.get("fingerprint") or {},
             "differences": models.machine_differences(),
+            "steps": ("the in-step corrector's calibration (this machine is not the "
+                      "bundle's; no step GNN)" if corrector is not None else
+                      "the step GNN blended with the step calibration" if models.step
+                      is not None else "the step calibration"),
             "adaptation": _adaptation_in_use(models)}
     return section
 
@@ -156,6 +161,7 @@ def _print_machine(console: Any, machine: dict[str, Any]) -> None:
                       "this machine; predictions say so in their notes:")
         for line in learned["differences"]:
             console.print(f"  - {line}")
+    console.print(f"learned steps: {learned['steps']}")
     adaptation = learned["adaptation"]
     if adaptation["source"] == "none":
         console.print("adaptation: none" + (f" ({adaptation['why']})" if adaptation["why"]
