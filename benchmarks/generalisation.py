@@ -27,8 +27,10 @@ figures do not depend on the load of the machine that runs it.
   the zoo, priced as `predict` prices it on the machine that timed it (that machine's
   calibration and fingerprint, so the bundle's default for other machines applies, no
   adaptation of the machine running this). About 1 minute per set. Every stored set has
-  been looked at since its first run (RESULTS.md has the first runs): these figures are
-  not a blind judgement; a new set judges a model once, with `fresh_programs.py --set`.
+  been looked at since its first run (RESULTS.md has the first runs), and the bundle's
+  in-step corrector learned from the profiles of those up to never-seen-6
+  (`benchmarks/set_programs.py`): these figures are not a blind judgement; a new set
+  judges a model once, with `fresh_programs.py --set`.
 
 Then the scorecard: every set of programs against the issue's targets (`_common.
 target_bound`: learned MAPE at most 15 %, or 1.25x the repeat floor where that is
