@@ -18,6 +18,11 @@ trained on other features is refused with a clear error instead of mispredicting
                                           calibration's smallest training program
               = floor + sum(count x kernel time)   otherwise (`note` says why)
 
+On a machine whose fingerprint differs from the bundle data's, where the bundle ships an
+in-step corrector (`in_step/`, models/in_step.py), the calibration is the corrector's,
+over the kernels' corrected (in-step) times, and the GNN takes no part
+(`step_composition`).
+
 The GNN fits its training families closely and extrapolates badly to new ones (held
 out by family it was worse than the roofline on 5 of 18); the calibration is five
 numbers over the same kernel predictions and holds its accuracy on families it never
