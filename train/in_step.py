@@ -64,19 +64,6 @@ def pricing_spec(dataset: Path, models: Any) -> Any:
     return dataset_hardware(dataset)
 
 
-class _OwnSpec:
-    """`models` pricing with one given spec, whatever machine runs this."""
-
-    def __init__(self, models: Any, spec: Any) -> None:
-        self._models, self._spec = models, spec
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._models, name)
-
-    def pricing_hardware(self, hw: Any) -> tuple[Any, str]:
-        return self._spec, ""
-
-
 def read_in_step(dataset: Path, samples: Any, analyses: Sequence[Any], *,
                  seed: int = 0) -> np.ndarray | None:
     """Each priced kernel row's in-step seconds per execution (`featurize_rows` order of
@@ -114,8 +101,8 @@ def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:
     except DatasetError:
         return None
     spec = pricing_spec(dataset, models)
-    rows = priced_rows(load_frame(dataset, "program", seed=seed), spec,
-                       _OwnSpec(models, spec), progress=False, keep_analyses=True)
+    rows = priced_rows(load_frame(dataset, "program", seed=seed), spec, models,
+                       progress=False, keep_analyses=True, spec=spec)
     in_step = read_in_step(dataset, rows.samples, rows.analyses or [], seed=seed)
     if in_step is None:
         return None

@@ -96,11 +96,12 @@ class PricedRows:
 
 
 def priced_rows(frame: Any, hw: Any, models: Any, *, progress: bool = True,
-                keep_analyses: bool = False) -> PricedRows:
-    """Featurize the program rows on the spec the kernel model prices with and price
-    every kernel with it; kernels it does not cover there (`models.coverage`) are
-    marked `outside`, as `models.learned.predict_kernels` prices them by the roofline."""
-    priced_hw, _ = models.pricing_hardware(hw)
+                keep_analyses: bool = False, spec: Any = None) -> PricedRows:
+    """Featurize the program rows on the spec the kernel model prices with (`spec` when
+    given, else `models.pricing_hardware(hw)` on this machine) and price every kernel
+    with it; kernels it does not cover there (`models.coverage`) are marked `outside`,
+    as `models.learned.predict_kernels` prices them by the roofline."""
+    priced_hw = spec if spec is not None else models.pricing_hardware(hw)[0]
     table = models.coverage
     f, analyses = featurize_rows(
         frame, priced_hw, keep_analyses=keep_analyses or table is not None,
