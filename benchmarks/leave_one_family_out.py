@@ -48,7 +48,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from _common import commit, target_bound, write_json
@@ -192,10 +192,13 @@ def fit_without(programs: Programs, family: str, params: dict[str, Any]) -> Any:
                                  eval_set=(pick(programs.graphs, val), programs.measured_s[val]))
 
 
-def calibrate_without(programs: Programs, family: str, sums: Any = None) -> Any:
+def calibrate_without(programs: Programs, family: str, sums: Any = None,
+                      residuals: Callable[[np.ndarray], np.ndarray] | None = None) -> Any:
     """The step calibration fitted as the bundle's is (every split but test), on the
-    other families only; its interval from their own leave-one-family-out residuals.
-    `sums`: the programs' sums to fit on (default `programs.sums`, no correction)."""
+    other families only; its interval from their own leave-one-family-out residuals, or
+    from `residuals(rows)` of the rows it is fitted on where given. `sums`: the
+    programs' sums to fit on (default `programs.sums`, no correction)."""
+    from stablecost.train.in_step import interval_of
     from stablecost.train.step_calibration import (
         calibration_from,
         fit_on,
@@ -204,10 +207,10 @@ def calibrate_without(programs: Programs, family: str, sums: Any = None) -> Any:
 
     sums = programs.sums if sums is None else sums
     rows = np.flatnonzero((programs.family != family) & (programs.split != "test"))
-    residuals = held_out_log_ratios(sums, rows)
+    held = held_out_log_ratios(sums, rows) if residuals is None else residuals(rows)
     return calibration_from(fit_on(sums, rows),
                             min_kernels=int(sums.kernels[rows].min()),
-                            interval_log_ratio=tuple(np.quantile(residuals, [0.1, 0.9])))
+                            interval_log_ratio=interval_of(held))
 
 
 def in_step_pool(args: argparse.Namespace, dataset: Path, bundle: Any) -> list[Any] | None:
@@ -239,13 +242,20 @@ def in_step_pool(args: argparse.Namespace, dataset: Path, bundle: Any) -> list[A
 
 def corrector_without(programs: Programs, family: str, pool: list[Any], seed: int) -> Any:
     """The in-step corrector refitted on `pool` without `family`, with the step
-    calibration fitted over its corrections of the other families' programs."""
-    from stablecost.train.in_step import fit_in_step
+    calibration fitted over its corrections of the other families' programs, its
+    interval from residuals with the corrector held out too, as the bundle's is
+    (`train.in_step.calibrate_over`)."""
+    from stablecost.train.in_step import cross_fitted_log_ratios, fit_in_step
     from stablecost.train.step_calibration import sums_of
+
+    def residuals(rows: np.ndarray) -> np.ndarray:
+        return cross_fitted_log_ratios(pool, lambda c: sums_of(programs.rows, c),
+                                       programs.family, rows, exclude_families=[family],
+                                       seed=seed)
 
     corrector = fit_in_step(pool, exclude_families=[family], seed=seed)
     corrector.calibration = calibrate_without(programs, family,
-                                              sums_of(programs.rows, corrector))
+                                              sums_of(programs.rows, corrector), residuals)
     return corrector
 
 

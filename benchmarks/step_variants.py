@@ -42,10 +42,12 @@ to refit per fold in seconds.
   step moves, its launches, the kernel's share of its bytes), since inside a step a
   large kernel runs at about its cold-cache time alone (RESULTS.md);
 - in-step corrector as shipped, pooled: the bundle's corrector (`models/in_step.py`,
-  fitted as `train/in_step.py` fits it, corrections capped at e) on every profiled
+  fitted as `train/in_step.py` fits it, corrections capped at e, correcting the kernel
+  model's answer raised to the roofline on kernels without a dot) on every profiled
   program of the datasets and `--extra` outside the held-out family and the test
   splits, then the shipped calibration refitted over its corrections (judged on every
-  dataset, profiled or not);
+  dataset, profiled or not); and the same without the roofline floor (the corrector
+  before it);
 - in-step ceiling (same datasets): the calibration over each kernel's profiled time
   inside its step, the limit of any per-kernel model composed this way;
 - XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
@@ -343,10 +345,12 @@ def in_step_corrector(pool: list[Priced] | None, seed: int,
     return run
 
 
-def shipped_corrector(pool: list[Priced], seed: int) -> Variant:
+def shipped_corrector(pool: list[Priced], seed: int, floored: bool = True) -> Variant:
     """The bundle's in-step corrector (`models.in_step`, fitted as `train.in_step` fits
     it) on every profiled program of `pool` outside the held-out family and the test
-    splits, then the shipped step calibration refitted over its corrections."""
+    splits, then the shipped step calibration refitted over its corrections.
+    `floored=False`: the trees correct the kernel model's answer itself, not raised to
+    the roofline on kernels without a dot (`models.in_step.in_step_base`)."""
     from stablecost.train.in_step import Profiled, fit_in_step
     from stablecost.train.step_calibration import (
         calibration_from,
@@ -359,7 +363,8 @@ def shipped_corrector(pool: list[Priced], seed: int) -> Variant:
         family = set(p.family[held].tolist()) - set(p.family[fit].tolist())  # held out
         parts = [Profiled(q.name, q.rows, q.raw_in_step_s) for q in pool
                  if q.raw_in_step_s is not None]
-        corrector = fit_in_step(parts, exclude_families=sorted(family), seed=seed)
+        corrector = fit_in_step(parts, exclude_families=sorted(family), seed=seed,
+                                floored=floored)
         sums = sums_of(p.rows, corrector)
         return predict_sums(calibration_from(fit_on(sums, fit)), sums.take(held))
     return run
@@ -450,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
             priced + extras, args.seed, frozenset(e.name for e in extras), context=True),
         "in-step corrector as shipped (models/in_step.py), pooled": shipped_corrector(
             priced + extras, args.seed),
+        "in-step corrector as shipped, without the roofline floor, pooled":
+            shipped_corrector(priced + extras, args.seed, floored=False),
         "in-step ceiling": in_step_ceiling,
     }
     if args.only:

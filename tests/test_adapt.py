@@ -91,7 +91,7 @@ def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir
     models = load_models("host-cpu")
     default, why = bundled_default(models.path, models.adaptation_digest)
     assert default is not None and not why and default.fingerprint_id == OTHER_MACHINES_ID
-    assert len(default.machines) >= 2 and default.step_factor > 1
+    assert len(default.machines) >= 2 and default.step_factor != 1.0   # a fitted factor
     program = examples_dir / "transformer_block_train_step.mlir"
     # the test machine's fingerprint differs from the bundle's data (which predates
     # the fingerprint's CPU fields), so the default applies
