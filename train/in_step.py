@@ -120,13 +120,13 @@ def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:
 
 
 def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] = (), *,
-                    floored: bool = True
+                    floored: bool = False
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(inputs, log ratio, weight, family) of every kernel row the corrector learns
     from: covered by the kernel model, with an in-step time, of a program outside the
     test split and the excluded families. The step context is taken over each whole
-    step, as `predict` sees it. `floored`: the ratios to `in_step_base` (as shipped),
-    else to the kernel model's answer (the corrector before, for comparison)."""
+    step, as `predict` sees it. `floored`: the ratios to `in_step_base` (the variant of
+    `models.in_step`'s docstring), else to the kernel model's answer (the bundle's)."""
     inputs, ratios, weights, families = [], [], [], []
     for part in parts:
         r = part.rows
@@ -160,7 +160,7 @@ def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] =
 
 def fit_in_step(parts: Sequence[Profiled], *, exclude_families: Sequence[str] = (),
                 seed: int = 0, meta: dict[str, Any] | None = None,
-                floored: bool = True) -> InStepCorrector:
+                floored: bool = False) -> InStepCorrector:
     """The corrector fitted on `parts` without `exclude_families` (`floored`: see
     `training_arrays`)."""
     inputs, ratio, weight, _ = training_arrays(parts, exclude_families, floored=floored)
@@ -173,11 +173,9 @@ def _weighted_abs_log(ratio: np.ndarray, weight: np.ndarray) -> float:
 
 def report_of(parts: Sequence[Profiled], corrector: InStepCorrector,
               seed: int = 0) -> dict[str, Any]:
-    """Weighted mean |log(in-step / time)| of the kernel model's time, of the base the
-    trees correct (`in_step_base`) and of the corrected time, in sample and with the
-    families held out (FOLDS folds by family); the rows and weights are the same."""
+    """Weighted mean |log(in-step / predicted)| before and after the correction, in
+    sample and with the families held out (FOLDS folds by family)."""
     inputs, ratio, weight, family = training_arrays(parts)
-    plain = training_arrays(parts, floored=False)[1]
     after = ratio - corrector.log_ratio(inputs)
     names = sorted(set(family.tolist()))
     order = np.random.default_rng(seed).permutation(len(names))
@@ -191,8 +189,7 @@ def report_of(parts: Sequence[Profiled], corrector: InStepCorrector,
         held_after[rows] = ratio[rows] - fold_model.log_ratio(inputs[rows])
     return {"kernels": int(len(ratio)), "families": len(names),
             "datasets": [p.name for p in parts],
-            "mean_abs_log_ratio": {"kernel_model": _weighted_abs_log(plain, weight),
-                                   "base": _weighted_abs_log(ratio, weight),
+            "mean_abs_log_ratio": {"kernel_model": _weighted_abs_log(ratio, weight),
                                    "corrected_in_sample": _weighted_abs_log(after, weight),
                                    "corrected_families_held_out":
                                        _weighted_abs_log(held_after, weight)}}
