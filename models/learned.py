@@ -516,11 +516,16 @@ def _step_gnn(models: LearnedModels, program: Any, subset: Sequence[Any], X: np.
     return float(models.step.predict([graph])[0]), "", note
 
 
-@functools.lru_cache(maxsize=16)
 def bundled_hardware(hardware: str, root: Path | None = None) -> Hardware | None:
     """The spec a bundle was trained against (its `hardware.toml`), if it ships one:
     how `host-cpu` is priced on a machine that never ran `hardware calibrate`. Parsed
-    once: callers share the same (frozen) object."""
+    once per bundle root (resolved here, so a later BUNDLE_ROOT is not answered from
+    an earlier one's cache): callers share the same (frozen) object."""
+    return _bundled_hardware(hardware, root or BUNDLE_ROOT)
+
+
+@functools.lru_cache(maxsize=16)
+def _bundled_hardware(hardware: str, root: Path) -> Hardware | None:
     import tomllib
 
     from ..errors import HardwareSpecError, ModelError

@@ -33,9 +33,9 @@ def root(tmp_path, monkeypatch) -> Path:
     """A private copy of the shipped bundle, with empty load caches."""
     shutil.copytree(SHIPPED, tmp_path / "host-cpu")
     monkeypatch.setattr(learned, "_loaded", {})
-    learned.bundled_hardware.cache_clear()
+    learned._bundled_hardware.cache_clear()
     yield tmp_path
-    learned.bundled_hardware.cache_clear()
+    learned._bundled_hardware.cache_clear()
 
 
 def load(root: Path) -> Any:
