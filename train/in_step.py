@@ -199,9 +199,11 @@ def concatenated(each: Sequence[Any]) -> Any:
     """One ProgramSums of several, in order."""
     from .step_calibration import ProgramSums
 
-    return ProgramSums(*(None if any(getattr(s, name) is None for s in each)
-                         else np.concatenate([getattr(s, name) for s in each])
-                         for name in ProgramSums.__dataclass_fields__))
+    def joined(name: str) -> Any:
+        parts = [getattr(s, name) for s in each]
+        return None if any(p is None for p in parts) else np.concatenate(parts)
+
+    return ProgramSums(*(joined(name) for name in ProgramSums.__dataclass_fields__))
 
 
 def pooled_sums(parts: Sequence[Profiled], corrector: InStepCorrector) -> Any:
