@@ -68,7 +68,6 @@ INPUTS = (*FEATURES, *EXTRA_INPUTS)
 # (benchmarks/RESULTS.md). Below: a kernel 400x faster in its step than alone.
 LOG_RATIO_RANGE = (-6.0, 1.0)
 _BYTE_COLUMNS = tuple(FEATURES.index(name) for name in ("bytes_read", "bytes_written"))
-_DOT_COLUMNS = tuple(FEATURES.index(name) for name in ("op_dot_general", "op_convolution"))
 _BUSY, _OVERHEAD = FEATURES.index("rl_busy_us"), FEATURES.index("hw_launch_overhead_us")
 # what the trees of the `floored` variant correct (see the module docstring)
 ROOFLINE_FLOORED = "kernel model, raised to the roofline on kernels without a dot"
@@ -78,10 +77,12 @@ def in_step_base(X: np.ndarray, predicted_s: np.ndarray) -> np.ndarray:
     """The seconds per execution the trees correct (see ROOFLINE_FLOORED) of kernel rows
     `X` priced `predicted_s` by the kernel model; the roofline time is read off the
     rows' own features (busy time and the spec's launch overhead)."""
+    from .step_calibration import kernel_groups
+
     X = np.asarray(X, dtype=np.float64)
     predicted = np.asarray(predicted_s, dtype=np.float64)
     roofline_s = (np.exp2(X[:, _BUSY]) + np.exp2(X[:, _OVERHEAD]) - 2.0) * 1e-6
-    dot = (X[:, list(_DOT_COLUMNS)] > 0).any(axis=1)
+    dot = kernel_groups(X) == 0          # the dot/convolution group
     return np.where(dot, predicted, np.maximum(predicted, roofline_s))
 
 
