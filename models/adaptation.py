@@ -33,6 +33,7 @@ import dataclasses
 import functools
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -120,6 +121,15 @@ class Adaptation:
 
 
 def adaptation_path(hardware: str, fingerprint_id: str) -> Path:
+    environ = os.environ
+    return _adaptation_path(hardware, fingerprint_id, environ.get("STABLECOST_CONFIG_DIR"),
+                            environ.get("XDG_CONFIG_HOME"), environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=256)
+def _adaptation_path(hardware: str, fingerprint_id: str, *environment: str | None) -> Path:
+    # cached by what config_dir() reads: predict asks for it on every call
+    # (`adaptation_stamp`)
     from .learned import hardware_slug
 
     return config_dir() / "adapted" / f"{hardware_slug(hardware)}-{fingerprint_id}.json"
@@ -152,6 +162,16 @@ def read_adaptation(path: Path) -> Adaptation | None:
 @functools.lru_cache(maxsize=8)
 def _read_cached(path: Path, mtime_ns: int) -> Adaptation | None:
     return read_adaptation(path)
+
+
+def adaptation_stamp(hardware: str) -> tuple[str, int | None]:
+    """This machine's adaptation file of `hardware`'s bundle and its modification time
+    (None when there is none): what tells a memoized prediction that it changed."""
+    path = str(adaptation_path(hardware, local_fingerprint_id()))
+    try:
+        return path, os.stat(path).st_mtime_ns
+    except OSError:
+        return path, None
 
 
 def find_adaptation(hardware: str, bundle_digest: str) -> tuple[Adaptation | None, str]:

@@ -89,6 +89,14 @@ class CostModel(Protocol):
         ...
 
 
+def memo_key(model: CostModel, hw: Hardware) -> Any:
+    """What a memoized answer of `model` on `hw` depends on besides the program and the
+    chip: the model's name, or its own `memo_key(hw)` where what it prices with can
+    change within a process (a learned bundle swapped, an adaptation refitted)."""
+    own = getattr(model, "memo_key", None)
+    return model.name if own is None else own(hw)
+
+
 class Roofline:
     """`max(compute, memory) + launch overhead` per kernel (`models.roofline`)."""
 
@@ -116,6 +124,19 @@ class Learned:
         from .learned import models_for
 
         return models_for(hw) is not None
+
+    def memo_key(self, hw: Hardware) -> Any:
+        """The bundle that prices `hw` and this machine's adaptation of it (its file and
+        the file's modification time): a prediction memoized under one bundle or
+        adaptation is not answered under another."""
+        from .adaptation import adaptation_stamp
+        from .learned import models_for
+
+        models = models_for(hw)
+        if models is None:
+            return self.name
+        return (self.name, str(models.path), models.adaptation_digest,
+                adaptation_stamp(hw.name))
 
     def estimate(self, analysis: Analysis, hw: Hardware,
                  roofline: Sequence[KernelTime]) -> KernelEstimate:

@@ -206,7 +206,13 @@ _loaded: dict[Path, LearnedModels | None] = {}
 
 
 def bundle_path(hardware: str, root: Path | None = None) -> Path:
-    return (root or BUNDLE_ROOT) / hardware_slug(hardware)[:100]
+    return _bundle_path(hardware, root or BUNDLE_ROOT)
+
+
+@functools.lru_cache(maxsize=256)
+def _bundle_path(hardware: str, root: Path) -> Path:
+    # cached: predict asks for it on every call (the memo key of a learned answer)
+    return root / hardware_slug(hardware)[:100]
 
 
 def available(root: Path | None = None) -> list[str]:

@@ -18,6 +18,7 @@ from stablecost.models.adaptation import (
     read_adaptation,
 )
 from stablecost.models.learned import LearnedKernels, load_models
+from stablecost.serve.api import ProgramCache
 from stablecost.serve.cli import main
 from stablecost.train.adapt import SHRINK, Residual, check_errors, fit_factors, residual_of
 
@@ -111,10 +112,13 @@ def test_predict_applies_this_machines_adaptation(examples_dir, monkeypatch):
     # without the bundle's default for other machines, to compare with the bare bundle
     monkeypatch.setattr(adaptation, "bundled_default", lambda *a: (None, ""))
     program = examples_dir / "transformer_block_train_step.mlir"
-    before = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
+    # one cache for both: it memoizes the first answer, and an adaptation written since
+    # must not be answered from the memo
+    cache = ProgramCache()
+    before = stablecost.predict(program, "host-cpu", fidelity="learned", cache=cache)
     path = adaptation_path("host-cpu", local_fingerprint_id())
     _write(path)
-    after = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
+    after = stablecost.predict(program, "host-cpu", fidelity="learned", cache=cache)
     # the step GNN priced it: (step - floor) x 2 + floor
     assert after.compute_s - after.overhead_s == pytest.approx(
         2 * (before.compute_s - before.overhead_s), rel=1e-6)

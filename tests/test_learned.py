@@ -357,6 +357,23 @@ def test_predict_uses_learned_fidelity_where_a_model_exists(bundled, examples_di
         stablecost.predict(program, "A100-SXM-80GB", fidelity="learned")
 
 
+def test_a_memoized_prediction_follows_the_bundle_that_prices_it(trained, examples_dir,
+                                                                  monkeypatch):
+    """The process's prediction cache keeps answers per program; a bundle swapped in (or
+    out) within the process must not be answered from the memo of another."""
+    program = examples_dir / "mlp_train_step.mlir"
+    shipped = stablecost.predict(program, "H100-SXM")
+    with monkeypatch.context() as patch:
+        patch.setattr(learned, "BUNDLE_ROOT", trained[2])
+        patch.setattr(learned, "_loaded", {})
+        swapped = stablecost.predict(program, "H100-SXM")
+        assert swapped.model != shipped.model
+        assert swapped.step_time_s != pytest.approx(shipped.step_time_s)
+    again = stablecost.predict(program, "H100-SXM")
+    assert again.model == shipped.model
+    assert again.step_time_s == pytest.approx(shipped.step_time_s)
+
+
 def test_evaluate_writes_a_fidelity_report(bundled, dataset_root, tmp_path):
     from stablecost.train.evaluate import evaluate
 

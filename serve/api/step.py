@@ -18,7 +18,7 @@ from ...models.comm.combine import combine_collectives
 from ...models.comm.pricing import CollectiveRow, price_collectives
 from ...models.comm.topology import Topology
 from ...models.comm.topology_spec import parse_topology
-from ...models.cost_model import CostModel, KernelEstimate
+from ...models.cost_model import CostModel, KernelEstimate, memo_key
 from ...models.roofline import kernel_times
 from ...models.schedule import Schedule, list_schedule
 from .cache import PreparedProgram, hardware_key
@@ -40,7 +40,7 @@ class KernelRows(NamedTuple):
 
 
 def kernel_rows(entry: PreparedProgram, hw: Hardware, model: CostModel) -> KernelRows:
-    return entry.memoized(("kernels", hardware_key(hw), model.name),
+    return entry.memoized(("kernels", hardware_key(hw), memo_key(model, hw)),
                           lambda: _kernel_rows(entry, hw, model))
 
 
@@ -156,7 +156,7 @@ def predict_step(entry: PreparedProgram, hw: Hardware, model: CostModel,
     """One step of `entry` on `hw`, its kernels priced by `model`; `notes` are added."""
     topology, topology_note = topology_for(entry, hw, topology_spec)
     step: _Step = entry.memoized(
-        ("step", hardware_key(hw), model.name, topology, topology_note, overlap),
+        ("step", hardware_key(hw), memo_key(model, hw), topology, topology_note, overlap),
         lambda: _assemble(entry, hw, model, topology, topology_note, overlap))
     analysis = entry.analysis
     schedule = step.schedule
