@@ -68,6 +68,13 @@ class LoopCounters:
             return None, "the condition is not a single compare"
         return self._compare_trip(predicate.owner, init, body, body_yield)
 
+    def exits_early(self, cond: Any) -> bool:
+        """Whether the loop's condition is an AND whose other terms depend on its data,
+        so that its trip count (`trip_count`) is only the most it can run."""
+        predicate = list(cond.operations)[-1].operation.operands[0]
+        return not isinstance(predicate, self.ir.BlockArgument) and \
+            predicate.owner.name == "stablehlo.and"
+
     def _early_exit_bound(self, predicate: Any, init: list[int], body: Any,
                           body_yield: Any) -> tuple[int | float | None, str]:
         """A condition that is the AND of compares (`while i < n and not converged`,

@@ -96,6 +96,11 @@ class Loop:
     trip_count: int | float
     derived: bool
     reason: str = ""
+    # the condition also stops it on its data (`while i < n and not converged`): the
+    # trip count is the most it can run (`LoopCounters.exits_early`)
+    exits_early: bool = False
+    # the blocks of its condition and body (nested blocks included), first to last
+    blocks: tuple[int, int] = (0, -1)
 
 
 @dataclass(slots=True, eq=False)

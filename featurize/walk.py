@@ -11,6 +11,7 @@ owning op's `body_flops`.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ..dtypes import bits_per_element, is_quantized, quantized_storage
@@ -438,13 +439,15 @@ class _Walker:
         body_yield = list(body.operations)[-1].operation.operands
         trip, reason = self.counters.trip_count(init, cond, body, body_yield)
         where = short_location(str(op.location))
+        position = len(self.loops)
         if trip is None:
             self.loops.append(Loop(where, 1, False, reason))
             self.notes.append(f"while loop at {where}: trip count not derivable ({reason}); "
                               "assumed to run once")
             trip = 1
         else:
-            self.loops.append(Loop(where, trip, True, reason))
+            self.loops.append(Loop(where, trip, True, reason,
+                                   exits_early=self.counters.exits_early(cond)))
             if reason:
                 self.notes.append(f"while loop at {where}: {reason}")
         # A value the body passes on unchanged is the initial value in every iteration;
@@ -465,6 +468,8 @@ class _Walker:
         self.escaping.update(self._walk_block(cond, env, count * (trip + 1), self._new_block()))
         yields = self._walk_block(body, env, count * trip, self._new_block())
         self.loop_blocks.append((first, self.blocks))
+        self.loops[position] = dataclasses.replace(self.loops[position],
+                                                   blocks=(first, self.blocks))
         self.escaping.update(yields)
         for i, (vid, out) in enumerate(zip(init, yields)):
             if not invariant[i] and out != vid and out not in self.same_buffer:

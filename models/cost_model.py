@@ -184,6 +184,11 @@ class Learned:
         total_s = step_s if step_s is not None else \
             learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))
         low, high = step_interval(models, learned, total_s)
+        skippable = early_exit_share(analysis, time_s)
+        if low is not None and skippable > 0:
+            low *= 1.0 - skippable
+            notes.append(f"the 80 % interval's low end lets loops that stop on their data "
+                         f"stop after one iteration ({skippable:.0%} of the kernel time)")
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
                               floor_s=learned.floor_s, step_s=step_s,
                               note="; ".join(n for n in notes if n), model=model,
@@ -223,6 +228,30 @@ def step_interval(models: Any, learned: Any, total_s: float
     if bounds is None:
         return None, None
     return total_s * math.exp(bounds[0]), total_s * math.exp(bounds[1])
+
+
+def early_exit_share(analysis: Analysis, time_s: Sequence[float] | np.ndarray) -> float:
+    """The share of the step's kernel time (executions x `time_s`) that its early-exit
+    loops would not spend if each stopped after one iteration.
+
+    Such a loop (`while i < n and not converged`) is priced at the most it can run
+    (`featurize.loops`), which is all that can be read from the program; where it stops
+    depends on its data. Its time is an upper bound, so the step's interval reaches
+    down to the loop run once."""
+    program = analysis.program
+    early = [loop for loop in program.loops if loop.exits_early and loop.trip_count > 1]
+    if not early:
+        return 0.0
+    total = skipped = 0.0
+    for kernel, t in zip(analysis.kernels, time_s):
+        seconds = kernel.count * float(t)
+        total += seconds
+        kept = 1.0
+        for loop in early:
+            if loop.blocks[0] <= kernel.block <= loop.blocks[1]:
+                kept /= loop.trip_count
+        skipped += seconds * (1.0 - kept)
+    return skipped / total if total > 0 else 0.0
 
 
 # A program the kernel sum prices (too small for the step GNN, or with opcodes it never

@@ -175,8 +175,12 @@ def test_a_loop_that_stops_early_is_priced_at_its_counter_bound():
         return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
 
     p = stablecost.load_program(_lowered_text(solve, jnp.ones((8, 8))))
-    assert [(l.trip_count, l.derived) for l in p.loops] == [(24, True)]
-    assert next(op for op in p.ops if op.opcode == "dot_general").count == 24
+    assert [(l.trip_count, l.derived, l.exits_early) for l in p.loops] == [(24, True, True)]
+    dot = next(op for op in p.ops if op.opcode == "dot_general")
+    assert dot.count == 24
+    first, last = p.loops[0].blocks
+    assert first <= dot.block <= last
+    assert all(not first <= op.block <= last for op in p.ops if op.count == 1)
     assert any("at most 24 iterations" in n for n in p.notes)
 
     def data_only(x):

@@ -650,3 +650,47 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
         _read_step_interval(bad, table["data_digest"])
     with pytest.raises(ModelError, match="fitted for kernel model"):
         _read_step_interval(bad, "another digest")
+
+
+def test_the_interval_of_a_step_with_an_early_exit_loop_reaches_down_to_one_iteration():
+    """A loop that also stops on its data is priced at its counter bound, the most it
+    can run; the learned interval's low end lets it stop after one iteration (hand
+    worked: the share of kernel time it would skip, `early_exit_share`)."""
+    import jax
+    import jax.numpy as jnp
+
+    from stablecost.models.cost_model import early_exit_share
+
+    def solve(x):
+        def cond(state):
+            i, _, residual = state
+            return (i < 40) & (residual > 1e-3)
+
+        def body(state):
+            i, v, _ = state
+            new = jnp.tanh(v @ v)
+            return i + 1, new, jnp.abs(new - v).max()
+        return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
+
+    def fixed(x):
+        return jax.lax.fori_loop(0, 40, lambda i, v: jnp.tanh(v @ v), x)
+
+    x = jnp.ones((64, 64))
+    early = stablecost.analyze(jax.jit(solve).lower(x))
+    # one second per execution: the share is the loop's executions beyond one iteration
+    ones = [1.0] * len(early.kernels)
+    total = sum(k.count for k in early.kernels)
+    first, last = early.program.loops[0].blocks
+    in_loop = sum(k.count for k in early.kernels if first <= k.block <= last)
+    assert in_loop > 0
+    assert early_exit_share(early, ones) == pytest.approx(in_loop * (1 - 1 / 40) / total)
+    plain = stablecost.analyze(jax.jit(fixed).lower(x))
+    assert early_exit_share(plain, [1.0] * len(plain.kernels)) == 0.0
+
+    p = stablecost.predict(early, "host-cpu", fidelity="learned")
+    assert p.step_time_low_s is not None and p.step_time_low_s < p.step_time_s
+    assert any("stop after one iteration" in n for n in p.notes)
+    q = stablecost.predict(plain, "host-cpu", fidelity="learned")
+    assert not any("stop after one iteration" in n for n in q.notes)
+    # the low end sits below the same program's without the early exit, by the share
+    assert p.step_time_low_s / p.step_time_s < q.step_time_low_s / q.step_time_s
