@@ -26,7 +26,7 @@ kernel's own time, as `stablecost collect kernels` measures it). Kernels priced 
 roofline (outside the kernel model's data) are not corrected.
 
 A variant corrects the kernel model's answer raised to the kernel's roofline time on
-kernels without a dot or a convolution (`in_step_base`, `floored=True`): summed over a
+kernels without a dot or a convolution (`in_step_base`, `floor="roofline"`): summed over a
 machine's programs such kernels take about their roofline time inside steps, twice the
 kernel model's. Held out by family it came 0.7-1.6 points closer on the zoo of all
 three machines, but on never-seen-8, judged blind, it was 48.1 % against 31.0 % without
@@ -69,19 +69,30 @@ INPUTS = (*FEATURES, *EXTRA_INPUTS)
 LOG_RATIO_RANGE = (-6.0, 1.0)
 _BYTE_COLUMNS = tuple(FEATURES.index(name) for name in ("bytes_read", "bytes_written"))
 _BUSY, _OVERHEAD = FEATURES.index("rl_busy_us"), FEATURES.index("hw_launch_overhead_us")
-# what the trees of the `floored` variant correct (see the module docstring)
-ROOFLINE_FLOORED = "kernel model, raised to the roofline on kernels without a dot"
+# what the trees correct, by the floor under the kernel model's answer (see the module
+# docstring): none (the bundle's), the roofline time, or the roofline's busy time alone
+# (without the spec's launch overhead), on kernels without a dot or a convolution
+BASES = {"": "kernel model",
+         "roofline": "kernel model, raised to the roofline on kernels without a dot",
+         "busy": "kernel model, raised to the roofline's busy time on kernels without a dot"}
 
 
-def in_step_base(X: np.ndarray, predicted_s: np.ndarray) -> np.ndarray:
-    """The seconds per execution the trees correct (see ROOFLINE_FLOORED) of kernel rows
-    `X` priced `predicted_s` by the kernel model; the roofline time is read off the
-    rows' own features (busy time and the spec's launch overhead)."""
+def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline"
+                 ) -> np.ndarray:
+    """The seconds per execution the trees correct (see BASES) of kernel rows `X` priced
+    `predicted_s` by the kernel model; the roofline time is read off the rows' own
+    features (busy time, and for the "roofline" floor the spec's launch overhead)."""
     from .step_calibration import kernel_groups
 
     X = np.asarray(X, dtype=np.float64)
     predicted = np.asarray(predicted_s, dtype=np.float64)
-    roofline_s = (np.exp2(X[:, _BUSY]) + np.exp2(X[:, _OVERHEAD]) - 2.0) * 1e-6
+    if not floor:
+        return predicted
+    if floor not in BASES:
+        raise ModelError(f"in-step floor {floor!r}: one of {sorted(BASES)}")
+    roofline_s = (np.exp2(X[:, _BUSY]) - 1.0) * 1e-6
+    if floor == "roofline":
+        roofline_s += (np.exp2(X[:, _OVERHEAD]) - 1.0) * 1e-6
     dot = kernel_groups(X) == 0          # the dot/convolution group
     return np.where(dot, predicted, np.maximum(predicted, roofline_s))
 
@@ -128,16 +139,19 @@ class InStepCorrector:
         return np.clip(np.asarray(raw, dtype=np.float64), *LOG_RATIO_RANGE)
 
     @property
-    def floored(self) -> bool:
-        """Whether the trees correct `in_step_base` (the variant) rather than the kernel
-        model's answer itself (the bundle's)."""
-        return self.meta.get("base") == ROOFLINE_FLOORED
+    def floor(self) -> str:
+        """The floor under the kernel model's answer that the trees correct (a key of
+        BASES; "" for the bundle's, the answer itself)."""
+        named = {text: key for key, text in BASES.items()}
+        base = self.meta.get("base", BASES[""])
+        if base not in named:
+            raise ModelError(f"in-step corrector corrects {base!r}, which this stablecost "
+                             f"does not know ({sorted(BASES.values())})")
+        return named[base]
 
     def base(self, X: np.ndarray, predicted_s: np.ndarray) -> np.ndarray:
         """The seconds per execution the trees correct, of kernel rows `X`."""
-        if self.floored:
-            return in_step_base(X, predicted_s)
-        return np.asarray(predicted_s, dtype=np.float64)
+        return in_step_base(X, predicted_s, self.floor)
 
     def correct(self, X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
                 sample: np.ndarray | None = None) -> np.ndarray:
@@ -212,11 +226,11 @@ class InStepCorrector:
 
 def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray, *,
                   seed: int = 0, rounds: int = 100, threads: int = 2,
-                  meta: dict[str, Any] | None = None, floored: bool = False
+                  meta: dict[str, Any] | None = None, floor: str = ""
                   ) -> InStepCorrector:
     """Trees over `inputs` (corrector_inputs rows) fitted to the clipped log ratios,
-    each row weighted (its share of its step); `floored`: the rows and ratios are of
-    `in_step_base` seconds (the variant in the module docstring), recorded in the meta.
+    each row weighted (its share of its step); `floor`: the rows and ratios are of
+    `in_step_base` seconds with that floor (see BASES), recorded in the meta.
     The hyperparameters are those judged in `benchmarks/step_variants.py`: shallow
     enough that 60 families do not memorize."""
     import xgboost as xgb
@@ -235,7 +249,7 @@ def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray,
     booster.set_param({"nthread": 1})
     return InStepCorrector(booster, {**(meta or {}), "params": {**params, "rounds": rounds},
                                      "rows": int(len(inputs)),
-                                     "base": ROOFLINE_FLOORED if floored else "kernel model"})
+                                     "base": BASES[floor]})
 
 
 def _calibration(path: Path, data: Any) -> Any:

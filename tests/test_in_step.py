@@ -17,10 +17,12 @@ from stablecost.errors import ModelError
 from stablecost.models import learned
 from stablecost.models.features import FEATURES
 from stablecost.models.in_step import (
+    BASES,
     INPUTS,
     InStepCorrector,
     corrector_inputs,
     fit_corrector,
+    in_step_base,
 )
 from stablecost.models.step_calibration import StepCalibration
 from stablecost.train.in_step import Profiled, training_arrays
@@ -183,3 +185,27 @@ def test_train_in_step_with_a_missing_dataset_is_one_line(tmp_path):
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "nowhere" in done.stderr
+
+
+def test_the_floors_under_the_kernel_models_answer():
+    """Hand-worked rows: a dot kernel keeps the kernel model's answer; a loop kernel is
+    raised to its roofline busy time, plus the launch overhead for the "roofline"
+    floor; a kernel already above its floor keeps its answer. A corrector records the
+    floor it corrects and refuses one it does not know."""
+    X = np.zeros((3, len(FEATURES)))
+    X[0, FEATURES.index("op_dot_general")] = 1.0
+    for row in X:
+        row[FEATURES.index("rl_busy_us")] = np.log2(1.0 + 30.0)        # 30 µs busy
+        row[FEATURES.index("hw_launch_overhead_us")] = np.log2(1.0 + 5.0)
+    predicted = np.array([10e-6, 10e-6, 50e-6])
+    assert in_step_base(X, predicted, "") == pytest.approx(predicted)
+    assert in_step_base(X, predicted, "busy") == pytest.approx([10e-6, 30e-6, 50e-6])
+    assert in_step_base(X, predicted, "roofline") == pytest.approx([10e-6, 35e-6, 50e-6])
+    with pytest.raises(ModelError, match="in-step floor 'cold'"):
+        in_step_base(X, predicted, "cold")
+    corrector = InStepCorrector(booster=None, meta={"base": BASES["busy"]})
+    assert corrector.floor == "busy"
+    assert corrector.base(X, predicted) == pytest.approx([10e-6, 30e-6, 50e-6])
+    assert InStepCorrector(booster=None, meta={}).floor == ""
+    with pytest.raises(ModelError, match="does not know"):
+        _ = InStepCorrector(booster=None, meta={"base": "something else"}).floor

@@ -120,19 +120,20 @@ def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:
 
 
 def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] = (), *,
-                    floored: bool = False
+                    floor: str = ""
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(inputs, log ratio, weight, family) of every kernel row the corrector learns
     from: covered by the kernel model, with an in-step time, of a program outside the
     test split and the excluded families. The step context is taken over each whole
-    step, as `predict` sees it. `floored`: the ratios to `in_step_base` (the variant of
-    `models.in_step`'s docstring), else to the kernel model's answer (the bundle's)."""
+    step, as `predict` sees it. `floor`: the ratios to `in_step_base` with that floor
+    (the variants of `models.in_step`'s docstring); "" to the kernel model's answer (the
+    bundle's)."""
     inputs, ratios, weights, families = [], [], [], []
     for part in parts:
         r = part.rows
         n = len(r.samples)
         # what the trees correct
-        base = in_step_base(r.X, r.predicted_s) if floored else r.predicted_s
+        base = in_step_base(r.X, r.predicted_s, floor)
         timed = np.isfinite(part.in_step_s) & ~r.outside
         in_step = np.where(timed, part.in_step_s, 0.0)
         # each kernel's share of its step, half by in-step time, half by its base
@@ -160,11 +161,11 @@ def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] =
 
 def fit_in_step(parts: Sequence[Profiled], *, exclude_families: Sequence[str] = (),
                 seed: int = 0, meta: dict[str, Any] | None = None,
-                floored: bool = False) -> InStepCorrector:
-    """The corrector fitted on `parts` without `exclude_families` (`floored`: see
+                floor: str = "") -> InStepCorrector:
+    """The corrector fitted on `parts` without `exclude_families` (`floor`: see
     `training_arrays`)."""
-    inputs, ratio, weight, _ = training_arrays(parts, exclude_families, floored=floored)
-    return fit_corrector(inputs, ratio, weight, seed=seed, meta=meta, floored=floored)
+    inputs, ratio, weight, _ = training_arrays(parts, exclude_families, floor=floor)
+    return fit_corrector(inputs, ratio, weight, seed=seed, meta=meta, floor=floor)
 
 
 def _weighted_abs_log(ratio: np.ndarray, weight: np.ndarray) -> float:
