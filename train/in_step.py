@@ -217,13 +217,15 @@ def pooled_sums(parts: Sequence[Profiled], corrector: InStepCorrector) -> Any:
 def cross_fitted_log_ratios(parts: Sequence[Profiled],
                             sums_for: Callable[[InStepCorrector], Any], family: np.ndarray,
                             rows: np.ndarray, *, exclude_families: Sequence[str] = (),
-                            seed: int = 0, folds: int = FOLDS) -> np.ndarray:
+                            seed: int = 0, folds: int = FOLDS, floor: str = ""
+                            ) -> np.ndarray:
     """log(measured / predicted) of each program of `rows`, with both the corrector and
     the step calibration fitted without its family: the families of `rows` fall into
     `folds` folds, and per fold the corrector is refitted on `parts` without them (and
     without `exclude_families`), `sums_for(corrector)` gives the programs' sums, and the
     calibration is fitted on the other folds' rows of them. `family`: each program's
-    family, in the order of the sums.
+    family, in the order of the sums; `floor`: the floor the correctors correct
+    (`models.in_step.BASES`), the one of the corrector being judged.
 
     The calibration's own leave-one-family-out residuals (`held_out_log_ratios`) keep
     the corrector that learned from the very programs they price: its interval, fitted
@@ -239,7 +241,7 @@ def cross_fitted_log_ratios(parts: Sequence[Profiled],
         held_names = [names[i] for i in order[fold::folds]]
         held = np.isin(family[rows], held_names)
         corrector = fit_in_step(parts, exclude_families=[*exclude_families, *held_names],
-                                seed=seed)
+                                seed=seed, floor=floor)
         sums = sums_for(corrector)
         calibration = calibration_from(fit_on(sums, rows[~held]))
         out[held] = np.log(sums.measured_s[rows[held]]
@@ -267,7 +269,7 @@ def calibrate_over(parts: Sequence[Profiled], corrector: InStepCorrector, *, see
     sums = pooled_sums(parts, corrector)
     rows = np.flatnonzero(sums.split != "test")
     residuals = cross_fitted_log_ratios(parts, lambda c: pooled_sums(parts, c), sums.family,
-                                        rows, seed=seed)
+                                        rows, seed=seed, floor=corrector.floor)
     low, high = interval_of(residuals)
     calibration = calibration_from(fit_on(sums, rows),
                                    min_kernels=int(sums.kernels[rows].min()),
