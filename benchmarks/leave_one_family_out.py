@@ -240,20 +240,21 @@ def in_step_pool(args: argparse.Namespace, dataset: Path, bundle: Any) -> list[A
     return pool or None
 
 
-def corrector_without(programs: Programs, family: str, pool: list[Any], seed: int) -> Any:
-    """The in-step corrector refitted on `pool` without `family`, with the step
-    calibration fitted over its corrections of the other families' programs, its
-    interval from residuals with the corrector held out too, as the bundle's is
-    (`train.in_step.calibrate_over`)."""
+def corrector_without(programs: Programs, family: str, pool: list[Any], seed: int,
+                      floor: str = "") -> Any:
+    """The in-step corrector refitted on `pool` without `family` (over the bundle's
+    `floor`, `models.in_step.BASES`), with the step calibration fitted over its
+    corrections of the other families' programs, its interval from residuals with the
+    corrector held out too, as the bundle's is (`train.in_step.calibrate_over`)."""
     from stablecost.train.in_step import cross_fitted_log_ratios, fit_in_step
     from stablecost.train.step_calibration import sums_of
 
     def residuals(rows: np.ndarray) -> np.ndarray:
         return cross_fitted_log_ratios(pool, lambda c: sums_of(programs.rows, c),
                                        programs.family, rows, exclude_families=[family],
-                                       seed=seed)
+                                       seed=seed, floor=floor)
 
-    corrector = fit_in_step(pool, exclude_families=[family], seed=seed)
+    corrector = fit_in_step(pool, exclude_families=[family], seed=seed, floor=floor)
     corrector.calibration = calibrate_without(programs, family,
                                               sums_of(programs.rows, corrector), residuals)
     return corrector
@@ -456,7 +457,9 @@ def main() -> None:
         fold_models = replace(bundle, step=gnn, step_meta=None,
                               calibration=calibrate_without(programs, family),
                               corrector=None if pool is None else
-                              corrector_without(programs, family, pool, args.seed))
+                              corrector_without(programs, family, pool, args.seed,
+                                                floor=bundle.corrector.floor
+                                                if bundle.corrector is not None else ""))
         held = price_held_out(programs, family, fold_models, hw)
         held_s = programs.measured_s[programs.family == family]
         rows.append(table_row(family, held_s, held.seconds,

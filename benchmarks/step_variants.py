@@ -52,6 +52,9 @@ to refit per fold in seconds.
 - in-step corrector over the busy-time floor, pooled: the same with the roofline's busy
   time alone as the floor (without the spec's launch overhead, which small kernels
   run thousands of times in a loop do not pay inside a step);
+- in-step corrector over the memory-time floor, pooled: the roofline's memory time alone
+  (a compute rate the calibration measured on floats does not floor integer work such
+  as the threefry rounds of random bits);
 - in-step ceiling (same datasets): the calibration over each kernel's profiled time
   inside its step, the limit of any per-kernel model composed this way;
 - XLA:CPU fusion: the programs featurized with dot and convolution kernels kept apart
@@ -353,8 +356,8 @@ def shipped_corrector(pool: list[Priced], seed: int, floor: str = "") -> Variant
     """The bundle's in-step corrector (`models.in_step`, fitted as `train.in_step` fits
     it) on every profiled program of `pool` outside the held-out family and the test
     splits, then the shipped step calibration refitted over its corrections.
-    `floor`: the trees correct the kernel model's answer raised to the roofline ("roofline")
-    or to its busy time alone ("busy") on kernels without a dot
+    `floor`: the trees correct the kernel model's answer raised to the roofline ("roofline"),
+    its busy time alone ("busy") or its memory time alone ("memory") on kernels without a dot
     (`models.in_step.in_step_base`), not the answer itself."""
     from stablecost.train.in_step import Profiled, fit_in_step
     from stablecost.train.step_calibration import (
@@ -464,6 +467,8 @@ def main(argv: list[str] | None = None) -> int:
             shipped_corrector(priced + extras, args.seed, floor="roofline"),
         "in-step corrector over the busy-time floor, pooled":
             shipped_corrector(priced + extras, args.seed, floor="busy"),
+        "in-step corrector over the memory-time floor, pooled":
+            shipped_corrector(priced + extras, args.seed, floor="memory"),
         "in-step ceiling": in_step_ceiling,
     }
     if args.only:

@@ -69,19 +69,24 @@ INPUTS = (*FEATURES, *EXTRA_INPUTS)
 LOG_RATIO_RANGE = (-6.0, 1.0)
 _BYTE_COLUMNS = tuple(FEATURES.index(name) for name in ("bytes_read", "bytes_written"))
 _BUSY, _OVERHEAD = FEATURES.index("rl_busy_us"), FEATURES.index("hw_launch_overhead_us")
+_MEMORY = FEATURES.index("rl_memory_us")
 # what the trees correct, by the floor under the kernel model's answer (see the module
-# docstring): none (the bundle's), the roofline time, or the roofline's busy time alone
-# (without the spec's launch overhead), on kernels without a dot or a convolution
+# docstring): none (the bundle's), the roofline time, the roofline's busy time alone
+# (without the spec's launch overhead), or its memory time alone (bytes over the
+# calibrated bandwidth), on kernels without a dot or a convolution
 BASES = {"": "kernel model",
          "roofline": "kernel model, raised to the roofline on kernels without a dot",
-         "busy": "kernel model, raised to the roofline's busy time on kernels without a dot"}
+         "busy": "kernel model, raised to the roofline's busy time on kernels without a dot",
+         "memory": "kernel model, raised to the roofline's memory time on kernels without "
+                   "a dot"}
 
 
 def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline"
                  ) -> np.ndarray:
     """The seconds per execution the trees correct (see BASES) of kernel rows `X` priced
     `predicted_s` by the kernel model; the roofline time is read off the rows' own
-    features (busy time, and for the "roofline" floor the spec's launch overhead)."""
+    features (busy or memory time, and for the "roofline" floor the spec's launch
+    overhead)."""
     from .step_calibration import kernel_groups
 
     X = np.asarray(X, dtype=np.float64)
@@ -90,7 +95,8 @@ def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline"
         return predicted
     if floor not in BASES:
         raise ModelError(f"in-step floor {floor!r}: one of {sorted(BASES)}")
-    roofline_s = (np.exp2(X[:, _BUSY]) - 1.0) * 1e-6
+    column = _MEMORY if floor == "memory" else _BUSY
+    roofline_s = (np.exp2(X[:, column]) - 1.0) * 1e-6
     if floor == "roofline":
         roofline_s += (np.exp2(X[:, _OVERHEAD]) - 1.0) * 1e-6
     dot = kernel_groups(X) == 0          # the dot/convolution group

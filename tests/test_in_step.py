@@ -197,10 +197,12 @@ def test_the_floors_under_the_kernel_models_answer():
     for row in X:
         row[FEATURES.index("rl_busy_us")] = np.log2(1.0 + 30.0)        # 30 µs busy
         row[FEATURES.index("hw_launch_overhead_us")] = np.log2(1.0 + 5.0)
+        row[FEATURES.index("rl_memory_us")] = np.log2(1.0 + 20.0)      # 20 µs of bytes
     predicted = np.array([10e-6, 10e-6, 50e-6])
     assert in_step_base(X, predicted, "") == pytest.approx(predicted)
     assert in_step_base(X, predicted, "busy") == pytest.approx([10e-6, 30e-6, 50e-6])
     assert in_step_base(X, predicted, "roofline") == pytest.approx([10e-6, 35e-6, 50e-6])
+    assert in_step_base(X, predicted, "memory") == pytest.approx([10e-6, 20e-6, 50e-6])
     with pytest.raises(ModelError, match="in-step floor 'cold'"):
         in_step_base(X, predicted, "cold")
     corrector = InStepCorrector(booster=None, meta={"base": BASES["busy"]})

@@ -30,6 +30,7 @@ import numpy as np
 from ..datasets import store
 from ..errors import DatasetError, InvalidArgumentError, ModelError
 from ..models.in_step import (
+    BASES,
     MODEL_NAME,
     InStepCorrector,
     corrector_inputs,
@@ -41,6 +42,9 @@ from .data import dataset_hardware, load_frame, pick_dataset
 from .step_calibration import PricedRows, priced_rows
 
 FOLDS = 5
+# the floor under the kernel model's answer the bundle's trees correct (`--floor`;
+# `models.in_step.BASES`): "" corrects the answer itself
+DEFAULT_FLOOR = ""
 
 
 @dataclass
@@ -176,7 +180,7 @@ def report_of(parts: Sequence[Profiled], corrector: InStepCorrector,
               seed: int = 0) -> dict[str, Any]:
     """Weighted mean |log(in-step / predicted)| before and after the correction, in
     sample and with the families held out (FOLDS folds by family)."""
-    inputs, ratio, weight, family = training_arrays(parts)
+    inputs, ratio, weight, family = training_arrays(parts, floor=corrector.floor)
     after = ratio - corrector.log_ratio(inputs)
     names = sorted(set(family.tolist()))
     order = np.random.default_rng(seed).permutation(len(names))
@@ -186,10 +190,11 @@ def report_of(parts: Sequence[Profiled], corrector: InStepCorrector,
         rows = np.isin(family, held)
         if not rows.any():
             continue
-        fold_model = fit_corrector(inputs[~rows], ratio[~rows], weight[~rows], seed=seed)
+        fold_model = fit_corrector(inputs[~rows], ratio[~rows], weight[~rows], seed=seed,
+                                   floor=corrector.floor)
         held_after[rows] = ratio[rows] - fold_model.log_ratio(inputs[rows])
     return {"kernels": int(len(ratio)), "families": len(names),
-            "datasets": [p.name for p in parts],
+            "datasets": [p.name for p in parts], "base": BASES[corrector.floor],
             "mean_abs_log_ratio": {"kernel_model": _weighted_abs_log(ratio, weight),
                                    "corrected_in_sample": _weighted_abs_log(after, weight),
                                    "corrected_families_held_out":
@@ -292,10 +297,12 @@ def default_data(hardware: str, root: Path) -> list[Path]:
 
 
 def fit_for_bundle(data: Sequence[str | Path] | None, *, hardware: str = "host-cpu",
-                   seed: int = 0, say: Callable[[str], None] = lambda _: None
+                   seed: int = 0, floor: str = DEFAULT_FLOOR,
+                   say: Callable[[str], None] = lambda _: None
                    ) -> tuple[InStepCorrector, dict[str, Any]]:
     """The corrector for `hardware`'s bundle from `data` (default: every stored
-    dataset of it with step profiles), and its report."""
+    dataset of it with step profiles), over `floor` (`models.in_step.BASES`), and its
+    report."""
     models = load_kernel_model(hardware)
     if models is None:
         raise ModelError(f"no bundled kernel model for {hardware}: train one first "
@@ -318,7 +325,7 @@ def fit_for_bundle(data: Sequence[str | Path] | None, *, hardware: str = "host-c
     meta = {"hardware": hardware, "datasets": [p.name for p in parts],
             "data": [_repo_relative(d) for d in used],
             "kernel_model": {"data_digest": models.kernel_meta.get("data_digest")}}
-    corrector = fit_in_step(parts, seed=seed, meta=meta)
+    corrector = fit_in_step(parts, seed=seed, meta=meta, floor=floor)
     say("fitting the step calibration over it")
     corrector.calibration, calibration_report = calibrate_over(parts, corrector,
                                                                 seed=seed)
@@ -335,7 +342,7 @@ def _repo_relative(path: Path) -> str:
 
 
 def train_in_step(data: Sequence[str | Path] | None, *, hardware: str = "host-cpu",
-                  seed: int = 0, save: str | Path | None = None,
+                  seed: int = 0, floor: str = DEFAULT_FLOOR, save: str | Path | None = None,
                   tracking_uri: str | None = None, experiment: str = "stablecost",
                   say: Callable[[str], None] = lambda _: None) -> tuple[Path, dict[str, Any]]:
     """`stablecost train in-step`: fit, log an MLflow run, save into `save` (default the
@@ -345,11 +352,13 @@ def train_in_step(data: Sequence[str | Path] | None, *, hardware: str = "host-cp
 
     from . import tracking
 
-    corrector, report = fit_for_bundle(data, hardware=hardware, seed=seed, say=say)
+    corrector, report = fit_for_bundle(data, hardware=hardware, seed=seed, floor=floor,
+                                       say=say)
     target = Path(save) if save else bundle_path(hardware) / MODEL_NAME
     tracking.configure(tracking_uri, experiment)
     with mlflow.start_run(run_name=f"in-step-{hardware}"):
         mlflow.log_params({"model": MODEL_NAME, "hardware": hardware, "seed": seed,
+                           "floor": floor or "none",
                            "datasets": ",".join(report["datasets"])[:500]})
         mlflow.log_metrics({"kernels": report["kernels"], "families": report["families"],
                             **{f"abs_log_ratio_{k}": v

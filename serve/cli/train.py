@@ -2,7 +2,8 @@
 
     stablecost train xgboost --data DIR [--hardware NAME] [--target auto] [--save DIR] ...
     stablecost train gnn --data DIR [--hardware NAME] [--kernel-model DIR] [--save DIR] ...
-    stablecost train in-step [--data DIR ...] [--hardware host-cpu] [--save DIR]
+    stablecost train in-step [--data DIR ...] [--hardware host-cpu]
+        [--floor none|roofline|busy|memory] [--save DIR]
     stablecost train calibration --data DIR [--hardware NAME] [--save DIR]
     stablecost evaluate --data DIR [--hardware NAME] [--out DIR]
     stablecost evaluate --programs PATH [PATH ...]
@@ -93,6 +94,12 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     in_step.add_argument("--hardware", default="host-cpu",
                          help="the bundle to correct (default host-cpu)")
     in_step.add_argument("--seed", type=int, default=0, help="split and tree seed")
+    in_step.add_argument("--floor", choices=("none", "roofline", "busy", "memory"),
+                         default=None,
+                         help="what the trees correct: the kernel model's answer (none), "
+                              "or that answer raised to the roofline time (roofline), its "
+                              "busy time alone (busy) or its memory time alone (memory) on "
+                              "kernels without a dot (default: the bundle's own choice)")
     in_step.add_argument("--tracking-uri", default=None,
                          help="MLflow tracking URI (default sqlite:///mlflow.db)")
     in_step.add_argument("--experiment", default="stablecost")
@@ -145,13 +152,15 @@ def _train(args: argparse.Namespace) -> int:
     if args.model == "in-step":
         import json
 
-        from ...train.in_step import train_in_step
+        from ...train.in_step import DEFAULT_FLOOR, train_in_step
 
         for data in args.data or []:
             pick_dataset(data, args.hardware)
         checks.tracking_store(args.tracking_uri, args.experiment)
         path, report = train_in_step(
             args.data, hardware=args.hardware, seed=args.seed, save=args.save,
+            floor=DEFAULT_FLOOR if args.floor is None else
+            {"none": ""}.get(args.floor, args.floor),
             tracking_uri=args.tracking_uri, experiment=args.experiment, say=_say)
         print(json.dumps(report, indent=1))
         print(f"saved {path}")
