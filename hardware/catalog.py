@@ -72,16 +72,28 @@ def get_hardware(name: str | Hardware) -> Hardware:
     wanted = str(name).strip().lower()
     if wanted == HOST_CPU:
         path = host_cpu_path()
-        if not path.is_file():
+        try:
+            found = path.stat()
+        except OSError:
+            found = None
+        if found is None or not path.is_file():
             raise UnknownHardwareError(
                 f"hardware {HOST_CPU!r} is not calibrated on this machine (no {path}); "
                 "run `stablecost hardware calibrate` first")
-        return load_spec_file(path)
+        return _host_cpu_spec(str(path), found.st_ino, found.st_mtime_ns, found.st_size)
     for hw in catalog.values():
         if wanted == hw.name.lower() or wanted in hw.aliases:
             return hw
     raise UnknownHardwareError(
         f"unknown hardware {name!r}; valid names: {', '.join(catalog_names())}")
+
+
+@lru_cache(maxsize=4)
+def _host_cpu_spec(path: str, inode: int, mtime_ns: int, size: int) -> Hardware:
+    """The calibrated spec in `path`, parsed once per version of the file (a tuner asks
+    for host-cpu on every predict, and parsing its TOML took most of a repeated
+    prediction's time); a new calibration, written atomically, is a new file."""
+    return load_spec_file(Path(path))
 
 
 def save_host_cpu(data: Mapping[str, Any]) -> Path:

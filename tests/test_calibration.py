@@ -11,7 +11,12 @@ import pytest
 from specs import gpu_spec
 
 from stablecost.datasets import importers, store
-from stablecost.errors import DatasetError, HardwareSpecError, InvalidArgumentError
+from stablecost.errors import (
+    DatasetError,
+    HardwareSpecError,
+    InvalidArgumentError,
+    UnknownHardwareError,
+)
 from stablecost.hardware import get_hardware, load_spec_file, parse_spec
 from stablecost.models.comm.collectives import collective_time
 from stablecost.models.comm.topology import Link, topology_for
@@ -275,3 +280,24 @@ def test_topology_for_calibrated_prices_each_kind_on_its_values():
     with pytest.raises(InvalidArgumentError,
                        match="'TPU-v5e' has no \\[interconnect.calibrated\\]"):
         topology_for("TPU-v5e", 8, calibrated=True)
+
+
+def test_host_cpu_is_parsed_once_per_calibration_and_a_new_one_is_read():
+    """`get_hardware("host-cpu")` runs on every predict: the calibrated file is parsed
+    once, and a calibration written since (atomically, a new file) is what it answers."""
+    from specs import cpu_spec
+
+    from stablecost.hardware import host_cpu_path, save_host_cpu
+
+    data = cpu_spec()
+    data["name"] = "host-cpu"
+    save_host_cpu(data)
+    first = get_hardware("host-cpu")
+    assert get_hardware("host-cpu") is first
+    data["memory"] = {**data["memory"], "bandwidth_bytes_per_s": 2e10}
+    save_host_cpu(data)
+    again = get_hardware("host-cpu")
+    assert again is not first and again.memory_bandwidth_bytes_per_s == 2e10
+    host_cpu_path().unlink()
+    with pytest.raises(UnknownHardwareError, match="not calibrated on this machine"):
+        get_hardware("host-cpu")
