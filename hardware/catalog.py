@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import stat
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -76,7 +77,7 @@ def get_hardware(name: str | Hardware) -> Hardware:
             found = path.stat()
         except OSError:
             found = None
-        if found is None or not path.is_file():
+        if found is None or not stat.S_ISREG(found.st_mode):
             raise UnknownHardwareError(
                 f"hardware {HOST_CPU!r} is not calibrated on this machine (no {path}); "
                 "run `stablecost hardware calibrate` first")

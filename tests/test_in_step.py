@@ -209,5 +209,8 @@ def test_the_floors_under_the_kernel_models_answer():
     assert corrector.floor == "busy"
     assert corrector.base(X, predicted) == pytest.approx([10e-6, 30e-6, 50e-6])
     assert InStepCorrector(booster=None, meta={}).floor == ""
+    from stablecost.serve.cli.train import FLOOR_CHOICES, NO_FLOOR
+
+    assert {"" if c == NO_FLOOR else c for c in FLOOR_CHOICES} == set(BASES)
     with pytest.raises(ModelError, match="does not know"):
         _ = InStepCorrector(booster=None, meta={"base": "something else"}).floor
