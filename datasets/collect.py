@@ -96,8 +96,9 @@ def kernel_samples(seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
         index += 1
 
 
-def program_samples(seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
-    for spec in zoo.program_specs(seed, families):
+def program_samples(seed: int, families: tuple[str, ...], tier: str = "zoo"
+                    ) -> Iterator[Sample]:
+    for spec in zoo.program_specs(seed, families, tier=tier):
         yield Sample("program", spec.family, spec.variant, spec.dtype, spec.group_id, spec.params)
 
 
@@ -169,16 +170,25 @@ def row_for(sample: Sample, text: str, stats: TimingStats, machine: Machine) -> 
 
 
 # --------------------------------------------------------------------------- the sweep
-def sweep(kind: str, seed: int, families: tuple[str, ...]) -> Iterator[Sample]:
-    """The samples of `kind` drawn from `seed`, in sweep order (kernels: endless)."""
-    return kernel_samples(seed, families) if kind == "kernel" else program_samples(seed, families)
+def sweep(kind: str, seed: int, families: tuple[str, ...], tier: str = "zoo"
+          ) -> Iterator[Sample]:
+    """The samples of `kind` drawn from `seed`, in sweep order (kernels: endless;
+    programs: the zoo's `tier`)."""
+    if kind == "kernel":
+        return kernel_samples(seed, families)
+    return program_samples(seed, families, tier)
 
 
 def check_sweep(kind: str, budget_minutes: float | None,
-                families: list[str] | None) -> tuple[str, ...]:
+                families: list[str] | None, tier: str = "zoo") -> tuple[str, ...]:
     """The families of a sweep after checking its arguments (one-line errors)."""
     if kind not in ("kernel", "program"):
         raise InvalidArgumentError(f"collect kind {kind!r}; allowed: kernel, program")
+    if tier not in zoo.TIERS:
+        raise InvalidArgumentError(f"zoo tier {tier!r}; allowed: {', '.join(zoo.TIERS)}")
+    if tier != "zoo" and kind != "program":
+        raise InvalidArgumentError(f"tier {tier!r} is a size tier of the program zoo: "
+                                   "use it with `collect programs`")
     if budget_minutes is not None and not budget_minutes > 0:   # NaN too
         raise InvalidArgumentError(f"--budget-minutes {budget_minutes}: must be > 0")
     return check_families(kind, families)
@@ -198,12 +208,12 @@ def open_dataset(out: str | Path, machine: Machine) -> DatasetWriter:
 def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
             max_samples: int | None = None, families: list[str] | None = None, seed: int = 0,
             flush_caches: bool = False, progress: "Progress | None" = None,
-            from_programs: str | Path | None = None) -> CollectSummary:
+            from_programs: str | Path | None = None, tier: str = "zoo") -> CollectSummary:
     """Measure samples of `kind` ("kernel", "program" or "profile") into `out`.
 
     The sweep is the sequence of samples drawn from `seed`; it ends after its first
     `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
-    of the zoo. Samples already in the dataset are skipped, so running the same command
+    of the zoo's `tier` ("zoo" or "large", `zoo.TIERS`). Samples already in the dataset are skipped, so running the same command
     again completes an interrupted sweep. `from_programs` (kernels only): the sweep is
     the kernels of the program rows under that path instead (`datasets.outlined`;
     `families` then names program families); with kind "profile" (which needs it) the
@@ -219,6 +229,9 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
                                        "`collect kernels` (their kernels timed alone) or "
                                        "`collect profiles` (their steps profiled)")
         check_sweep("kernel", budget_minutes, None)
+        if tier != "zoo":
+            raise InvalidArgumentError(f"tier {tier!r} picks zoo programs to measure; "
+                                       "--from-programs reads stored ones: leave it out")
         chosen = tuple(families or ())
         rows = program_rows(from_programs, chosen)   # a wrong path or family: now
         timing: Measure
@@ -235,8 +248,8 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
                 from_programs, chosen, stored=lambda: stored_digests(writer.path), rows=rows)
             timing = measure_outlined
     else:
-        chosen = check_sweep(kind, budget_minutes, families)
-        samples = sweep(kind, seed, chosen)
+        chosen = check_sweep(kind, budget_minutes, families, tier)
+        samples = sweep(kind, seed, chosen, tier)
         timing = measure_sample
     machine = local_machine()
     flush = CacheEvictor() if flush_caches and machine.backend == "cpu" else None

@@ -135,11 +135,11 @@ def collect_fleet(kind: str, out: str | Path, *, address: str | None = None,
                   families: list[str] | None = None, seed: int = 0,
                   flush_caches: bool = False, hosts_dir: str | Path | None = None,
                   chunk_samples: int | None = None, measure: Measure = measure_sample,
-                  progress: Progress | None = None) -> CollectSummary:
+                  progress: Progress | None = None, tier: str = "zoo") -> CollectSummary:
     """`collect.collect` over the nodes of the Ray cluster at `address` (None: start a
     local one, or use the one this process is connected to). `measure` times one sample
     on a host (`collect.measure_sample`); `summary.hosts` names each host's dataset."""
-    chosen = check_sweep(kind, budget_minutes, families)
+    chosen = check_sweep(kind, budget_minutes, families, tier)
     if chunk_samples is not None and chunk_samples < 1:
         raise InvalidArgumentError(f"chunk_samples={chunk_samples}: must be >= 1")
     out = Path(out).absolute()
@@ -159,7 +159,7 @@ def collect_fleet(kind: str, out: str | Path, *, address: str | None = None,
                     summary.warnings += [f"{info.name}: {w}" for w in info.warnings]
                     merged_writer(writers, out, info.machine, info.host_spec)
                 done = set().union(*(w.done_ids for w in writers.values()))
-                todo = (s for s in itertools.islice(sweep(kind, seed, chosen), max_samples)
+                todo = (s for s in itertools.islice(sweep(kind, seed, chosen, tier), max_samples)
                         if not _skip(s, done, summary))
                 size = chunk_samples or _chunk_size(kind, max_samples, len(actors))
                 _dispatch(ray, actors, infos, _chunks(todo, size), seed=seed,

@@ -320,6 +320,31 @@ def test_program_sweep_covers_every_family_first():
     assert len({s.group_id for s in specs}) < len(specs)  # batches share a group
 
 
+def test_the_large_tier_is_new_sizes_of_every_family_and_leaves_the_zoo_as_it_was():
+    zoo_specs, large = zoo.program_specs(0), zoo.program_specs(0, tier="large")
+    assert zoo_specs == zoo.program_specs(0, tier="zoo")       # the default sweep unchanged
+    assert {s.family for s in large[: len(zoo.PROGRAM_FAMILIES)]} == set(zoo.PROGRAM_FAMILIES)
+    assert not {s.group_id for s in large} & {s.group_id for s in zoo_specs}
+    assert all(s.params["tier"] == "large" for s in large)
+    assert all("tier" not in s.params for s in zoo_specs)      # zoo sample ids unchanged
+    ids = {collect.Sample("program", s.family, s.variant, s.dtype, s.group_id, s.params).sample_id
+           for s in large}
+    assert len(ids) == len(large)
+    with pytest.raises(InvalidArgumentError, match="allowed: zoo, large"):
+        zoo.program_specs(0, tier="huge")
+
+
+@pytest.mark.parametrize("family", zoo.PROGRAM_FAMILIES)
+def test_each_large_size_outgrows_the_zoo_in_some_dimension(family):
+    def sizes(tier):
+        return [{k: v for k, v in s.params.items() if isinstance(v, int) and k != "batch"}
+                for s in zoo.program_specs(0, (family,), ("f32",), tier=tier)]
+
+    zoo_sizes = sizes("zoo")
+    for size in sizes("large"):
+        assert any(v > max(z.get(k, 0) for z in zoo_sizes) for k, v in size.items()), size
+
+
 # --------------------------------------------------------------------------- timing
 def test_measure_stops_when_median_settles_and_orders_quantiles():
     calls = []
@@ -428,6 +453,10 @@ def test_collect_rejects_bad_arguments(capsys, tmp_path):
          "names no family"),
         (["collect", "kernels", "--max-samples", "1", "--out", str(a_file)], "is a file"),
         (["dataset", "split", "x", "--fractions", "nan,0.5,0.5"], "need three numbers"),
+        (["collect", "kernels", "--tier", "large", "--out", str(tmp_path / "o")],
+         "use it with `collect programs`"),
+        (["collect", "profiles", "--tier", "large", "--from-programs", str(tmp_path),
+          "--out", str(tmp_path / "o")], "use it with `collect programs`"),
     ]:
         capsys.readouterr()
         assert main(argv) == 2, argv

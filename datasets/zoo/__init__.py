@@ -17,7 +17,14 @@ Group ids are family/size/dtype: the batch sizes of one model form one group, so
 held-out group is a model size the learner never saw.
 """
 
-from .sweep import PROGRAM_DTYPES, PROGRAM_FAMILIES, ProgramSpec, build_program, program_specs
+from .sweep import (
+    PROGRAM_DTYPES,
+    PROGRAM_FAMILIES,
+    TIERS,
+    ProgramSpec,
+    build_program,
+    program_specs,
+)
 
 __all__ = ["PROGRAM_DTYPES", "PROGRAM_FAMILIES", "ProgramSpec", "build_program",
-           "program_specs"]
+           "program_specs", "TIERS"]

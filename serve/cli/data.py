@@ -3,6 +3,7 @@
     stablecost collect kernels|programs [--out DIR] [--budget-minutes N] [--max-samples N]
                                         [--families A,B] [--seed S] [--flush-caches]
                                         [--ray [ADDRESS]] [--hosts-dir DIR]
+    stablecost collect programs --tier large ...      (the zoo's large sizes)
     stablecost collect kernels --from-programs PATH [--out DIR] [--families A,B] ...
     stablecost collect profiles --from-programs PATH [--out DIR] [--families A,B] ...
     stablecost dataset info|validate|split|noise PATH
@@ -46,6 +47,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     collect.add_argument("--families", default=None,
                          help="comma-separated op/model families (default: all)")
     collect.add_argument("--seed", type=int, default=0, help="sweep seed (default 0)")
+    collect.add_argument("--tier", choices=("zoo", "large"), default="zoo",
+                         help="programs: the zoo's sizes (default) or its large tier, steps "
+                              "of about 0.1-2 s on a 2-core CPU whose data outgrow the caches"),
     collect.add_argument("--from-programs", default=None, metavar="PATH",
                          help="kernels: time the fused kernels of the program rows of the "
                               "dataset(s) under PATH, each distinct kernel once, instead of "
@@ -138,7 +142,13 @@ def _collect(args: argparse.Namespace) -> int:
 
         run = functools.partial(collect_fleet, address=args.ray or None,
                                 hosts_dir=args.hosts_dir)
-    extra = {} if args.from_programs is None else {"from_programs": args.from_programs}
+    extra: dict[str, Any] = {} if args.from_programs is None else {
+        "from_programs": args.from_programs}
+    if args.tier != "zoo":
+        if kind != "program":
+            raise InvalidArgumentError(f"--tier {args.tier} picks zoo programs: use it with "
+                                       "`collect programs`")
+        extra["tier"] = args.tier
     summary = run(kind, args.out, budget_minutes=budget, max_samples=args.max_samples,
                   families=families, seed=args.seed, flush_caches=args.flush_caches, **extra)
     for warning in summary.warnings:
