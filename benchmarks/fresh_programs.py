@@ -6,7 +6,8 @@ to the timing loop and the table that judge them.)
     .venv/bin/python benchmarks/fresh_programs.py [--hardware host-cpu] [--quick] [--rounds 2]
         [--timings FILE] [--as-machine DATASET] [--json FILE]
         [--set fresh|never-seen|never-seen-2|never-seen-3|never-seen-4|never-seen-5|
-               never-seen-6|never-seen-7|never-seen-8|never-seen-9|never-seen-10]
+               never-seen-6|never-seen-7|never-seen-8|never-seen-9|never-seen-10|
+               never-seen-11]
 
 Builds JAX training steps that are not in the program zoo the bundled models were
 trained on, times each on this machine exactly as `stablecost collect programs` does, and prints
@@ -305,7 +306,8 @@ NEVER_SEEN_SETS = {"never-seen": "never_seen", "never-seen-2": "never_seen_2",
                    "never-seen-3": "never_seen_3", "never-seen-4": "never_seen_4",
                    "never-seen-5": "never_seen_5", "never-seen-6": "never_seen_6",
                    "never-seen-7": "never_seen_7", "never-seen-8": "never_seen_8",
-                   "never-seen-9": "never_seen_9", "never-seen-10": "never_seen_10"}
+                   "never-seen-9": "never_seen_9", "never-seen-10": "never_seen_10",
+                   "never-seen-11": "never_seen_11"}
 
 
 def never_seen_programs(which: str = "never-seen"
@@ -430,10 +432,10 @@ def main() -> None:
     parser.add_argument("--set", choices=("fresh", *NEVER_SEEN_SETS), default="fresh",
                         help="fresh: the programs of this file; never-seen, never-seen-2, "
                              "never-seen-3, never-seen-4, never-seen-5, never-seen-6, "
-                             "never-seen-7, never-seen-8, never-seen-9, never-seen-10: the "
-                             "committed sets in benchmarks/never_seen/, "
+                             "never-seen-7, never-seen-8, never-seen-9, never-seen-10, "
+                             "never-seen-11: the committed sets in benchmarks/never_seen/, "
                              "benchmarks/never_seen_2/ and so on to "
-                             "benchmarks/never_seen_10/ (each "
+                             "benchmarks/never_seen_11/ (each "
                              "judges a model once)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="timings per program, taken in rounds over all programs "
