@@ -652,14 +652,15 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
         _read_step_interval(bad, "another digest")
 
 
-def test_the_interval_of_a_step_with_an_early_exit_loop_reaches_down_to_one_iteration():
-    """A loop that also stops on its data is priced at its counter bound, the most it
-    can run; the learned interval's low end lets it stop after one iteration (hand
-    worked: the share of kernel time it would skip, `early_exit_share`)."""
+def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_to_both_ends():
+    """A loop that also stops on its data can run from one iteration to its counter
+    bound. The learned answer prices it at `EARLY_EXIT_FRACTION` of the bound; the
+    interval's low end lets it stop after one iteration and its high end keeps the bound
+    (hand worked: the share of kernel time beyond one iteration, `early_exit_share`)."""
     import jax
     import jax.numpy as jnp
 
-    from stablecost.models.cost_model import early_exit_share
+    from stablecost.models.cost_model import EARLY_EXIT_FRACTION, early_exit_share
 
     def solve(x):
         def cond(state):
@@ -689,8 +690,14 @@ def test_the_interval_of_a_step_with_an_early_exit_loop_reaches_down_to_one_iter
 
     p = stablecost.predict(early, "host-cpu", fidelity="learned")
     assert p.step_time_low_s is not None and p.step_time_low_s < p.step_time_s
-    assert any("stop after one iteration" in n for n in p.notes)
+    assert any(f"priced at {EARLY_EXIT_FRACTION:.0%} of their cap" in n for n in p.notes)
     q = stablecost.predict(plain, "host-cpu", fidelity="learned")
-    assert not any("stop after one iteration" in n for n in q.notes)
-    # the low end sits below the same program's without the early exit, by the share
+    assert not any("of their cap" in n for n in q.notes)
+    # the answer drops the share of the loop's time beyond the fraction of its cap; the
+    # interval around it reaches lower, and higher, than the fixed loop's does
+    assert p.step_time_s < q.step_time_s
     assert p.step_time_low_s / p.step_time_s < q.step_time_low_s / q.step_time_s
+    assert p.step_time_high_s / p.step_time_s > q.step_time_high_s / q.step_time_s
+    share = early_exit_share(early, [k.time_s for k in p.kernels])
+    assert p.step_time_high_s / p.step_time_s == pytest.approx(
+        q.step_time_high_s / q.step_time_s / (1 - share * (1 - EARLY_EXIT_FRACTION)), rel=0.05)
