@@ -213,8 +213,9 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
 
     The sweep is the sequence of samples drawn from `seed`; it ends after its first
     `max_samples` samples, when `budget_minutes` have passed, or (programs) at the end
-    of the zoo's `tier` ("zoo" or "large", `zoo.TIERS`). Samples already in the dataset are skipped, so running the same command
-    again completes an interrupted sweep. `from_programs` (kernels only): the sweep is
+    of the zoo's `tier` ("zoo" or "large", `zoo.TIERS`). Samples already in the
+    dataset are skipped, so running the same command again completes an interrupted
+    sweep. `from_programs` (kernels only): the sweep is
     the kernels of the program rows under that path instead (`datasets.outlined`;
     `families` then names program families); with kind "profile" (which needs it) the
     steps of those programs, profiled (`datasets.profiles`)."""
