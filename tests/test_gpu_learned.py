@@ -72,6 +72,20 @@ def test_predict_on_a_catalog_gpu_is_learned_with_per_kernel_intervals():
     assert b200.fidelity == "learned" and b200.step_time_s < p.step_time_s
 
 
+def test_a_short_gpu_step_says_how_far_either_fidelity_was_on_such_steps():
+    from stablecost.models.cost_model import GPU_SHORT_STEP_S
+
+    short = stablecost.predict(_gemm("bf16"), "H100-SXM")            # a few microseconds
+    assert short.step_time_s < GPU_SHORT_STEP_S
+    assert any("is mostly launches and dispatch" in n for n in short.notes)
+    long = stablecost.predict(_gemm("bf16", n=16384), "H100-SXM")    # about 10 ms
+    assert long.step_time_s > GPU_SHORT_STEP_S
+    assert not any("is mostly launches and dispatch" in n for n in long.notes)
+    # a CPU step of any length is not a GPU step
+    cpu = stablecost.predict(_gemm("f32", n=64), "host-cpu", fidelity="learned")
+    assert not any("is mostly launches and dispatch" in n for n in cpu.notes)
+
+
 def test_a_kernel_outside_the_training_data_falls_back_to_the_roofline_with_a_note():
     p = stablecost.predict(GEMM_THEN_BF16_SUM, "H100-SXM")
     roof = stablecost.predict(GEMM_THEN_BF16_SUM, "H100-SXM", fidelity="roofline")
