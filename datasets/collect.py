@@ -231,8 +231,8 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
                                        "`collect profiles` (their steps profiled)")
         check_sweep("kernel", budget_minutes, None)
         if tier != "zoo":
-            raise InvalidArgumentError(f"tier {tier!r} picks zoo programs to measure; "
-                                       "--from-programs reads stored ones: leave it out")
+            raise InvalidArgumentError(f"tier {tier!r} is a size tier of the program zoo: "
+                                       "use it with `collect programs`")
         chosen = tuple(families or ())
         rows = program_rows(from_programs, chosen)   # a wrong path or family: now
         timing: Measure
