@@ -1,0 +1,93 @@
+"""Leave one family out with the in-step corrector's target changed: a what-if harness.
+
+    .venv/bin/python benchmarks/corrector_variants.py [--upper-dot 1.0] [--upper-other 1.0]
+        [--objective squarederror|gamma] -- [leave_one_family_out.py arguments]
+
+Runs `leave_one_family_out.py` unchanged except for the corrector each fold refits
+(`models.in_step`):
+- `--upper-dot`, `--upper-other`: the upper clip of the fitted and predicted
+  log(in-step / predicted) for kernels holding a dot or a convolution and for the rest
+  (the bundle's is 1.0 for both, `LOG_RATIO_RANGE`: a kernel at most e times its
+  standalone price inside a step);
+- `--objective gamma`: trees fitted to the ratio itself under XGBoost's gamma deviance
+  (log link), so that they predict the log of the mean ratio rather than the mean log
+  ratio; a sum of kernels is a sum of means, and a log-space fit sits below the mean by
+  about half the residual variance.
+
+Nothing the bundle ships changes; the figures it prints are those of
+`leave_one_family_out.py` for the variant. The results are in benchmarks/RESULTS.md
+("The in-step corrector's clip and objective, held out by family").
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def patch(upper_dot: float, upper_other: float, objective: str) -> None:
+    """Replace the corrector's fit and answer for this process (see the docstring)."""
+    import stablecost.models.in_step as in_step
+    import stablecost.train.in_step as train_in_step
+    from stablecost.models.features import FEATURES
+    from stablecost.models.step_calibration import kernel_groups
+
+    n = len(FEATURES)
+    low = in_step.LOG_RATIO_RANGE[0]
+    in_step.LOG_RATIO_RANGE = (low, max(upper_dot, upper_other))
+
+    def upper(inputs: np.ndarray) -> np.ndarray:
+        return np.where(kernel_groups(np.asarray(inputs)[:, :n]) == 0, upper_dot, upper_other)
+
+    def fit(inputs, log_ratio, weight, *, seed=0, rounds=100, threads=2, meta=None, floor=""):
+        import xgboost as xgb
+
+        target = np.clip(np.asarray(log_ratio, dtype=np.float64), low, upper(inputs))
+        label = np.exp(target) if objective == "gamma" else target
+        params = {"objective": f"reg:{objective}", "max_depth": 6, "eta": 0.1,
+                  "subsample": 0.8, "colsample_bytree": 0.5, "min_child_weight": 20,
+                  "reg_lambda": 10.0, "nthread": threads, "verbosity": 0, "seed": seed}
+        booster = xgb.train(params, xgb.DMatrix(np.asarray(inputs, dtype=np.float32), label,
+                                                weight=weight), rounds)
+        booster.set_param({"nthread": 1})
+        return in_step.InStepCorrector(booster, {**(meta or {}), "rows": int(len(inputs)),
+                                                 "base": in_step.BASES[floor]})
+
+    def log_ratio(self, inputs):
+        import xgboost as xgb
+
+        raw = self.booster.predict(xgb.DMatrix(np.asarray(inputs, dtype=np.float32)),
+                                   output_margin=True)
+        return np.clip(np.asarray(raw, dtype=np.float64), low, upper(inputs))
+
+    in_step.fit_corrector = fit
+    train_in_step.fit_corrector = fit
+    in_step.InStepCorrector.log_ratio = log_ratio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upper-dot", type=float, default=1.0)
+    parser.add_argument("--upper-other", type=float, default=1.0)
+    parser.add_argument("--objective", choices=("squarederror", "gamma"),
+                        default="squarederror")
+    args, rest = parser.parse_known_args()
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    if min(args.upper_dot, args.upper_other) <= 0:
+        raise SystemExit(f"--upper-dot {args.upper_dot}, --upper-other {args.upper_other}: "
+                         "the clips must be above 0 (log ratios)")
+    patch(args.upper_dot, args.upper_other, args.objective)
+    sys.path.insert(0, str(HERE))
+    sys.argv = [str(HERE / "leave_one_family_out.py"), *rest]
+    runpy.run_path(str(HERE / "leave_one_family_out.py"), run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
