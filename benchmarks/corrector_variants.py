@@ -1,14 +1,15 @@
 """Leave one family out with the in-step corrector's target changed: a what-if harness.
 
     .venv/bin/python benchmarks/corrector_variants.py [--upper-dot 1.0] [--upper-other 1.0]
-        [--objective squarederror|gamma] -- [leave_one_family_out.py arguments]
+        [--upper-loop U] [--objective squarederror|gamma] -- [leave_one_family_out.py arguments]
 
 Runs `leave_one_family_out.py` unchanged except for the corrector each fold refits
 (`models.in_step`):
 - `--upper-dot`, `--upper-other`: the upper clip of the fitted and predicted
   log(in-step / predicted) for kernels holding a dot or a convolution and for the rest
   (the bundle's is 1.0 for both, `LOG_RATIO_RANGE`: a kernel at most e times its
-  standalone price inside a step);
+  standalone price inside a step); `--upper-loop` overrides the second for loop
+  kernels (elementwise fusions) alone;
 - `--objective gamma`: trees fitted to the ratio itself under XGBoost's gamma deviance
   (log link), so that they predict the log of the mean ratio rather than the mean log
   ratio; a sum of kernels is a sum of means, and a log-space fit sits below the mean by
@@ -31,7 +32,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 
 
-def patch(upper_dot: float, upper_other: float, objective: str) -> None:
+def patch(upper_dot: float, upper_other: float, objective: str,
+          upper_loop: float | None = None) -> None:
     """Replace the corrector's fit and answer for this process (see the docstring)."""
     import stablecost.models.in_step as in_step
     import stablecost.train.in_step as train_in_step
@@ -40,10 +42,14 @@ def patch(upper_dot: float, upper_other: float, objective: str) -> None:
 
     n = len(FEATURES)
     low = in_step.LOG_RATIO_RANGE[0]
-    in_step.LOG_RATIO_RANGE = (low, max(upper_dot, upper_other))
+    loop_upper = upper_other if upper_loop is None else upper_loop
+    in_step.LOG_RATIO_RANGE = (low, max(upper_dot, upper_other, loop_upper))
+    loop_column = FEATURES.index("kind_loop")
 
     def upper(inputs: np.ndarray) -> np.ndarray:
-        return np.where(kernel_groups(np.asarray(inputs)[:, :n]) == 0, upper_dot, upper_other)
+        x = np.asarray(inputs)[:, :n]
+        other = np.where(x[:, loop_column] > 0, loop_upper, upper_other)
+        return np.where(kernel_groups(x) == 0, upper_dot, other)
 
     def fit(inputs, log_ratio, weight, *, seed=0, rounds=100, threads=2, meta=None, floor=""):
         import xgboost as xgb
@@ -75,15 +81,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--upper-dot", type=float, default=1.0)
     parser.add_argument("--upper-other", type=float, default=1.0)
+    parser.add_argument("--upper-loop", type=float, default=None)
     parser.add_argument("--objective", choices=("squarederror", "gamma"),
                         default="squarederror")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--":
         rest = rest[1:]
-    if min(args.upper_dot, args.upper_other) <= 0:
-        raise SystemExit(f"--upper-dot {args.upper_dot}, --upper-other {args.upper_other}: "
-                         "the clips must be above 0 (log ratios)")
-    patch(args.upper_dot, args.upper_other, args.objective)
+    uppers = [args.upper_dot, args.upper_other,
+              args.upper_other if args.upper_loop is None else args.upper_loop]
+    if min(uppers) <= 0:
+        raise SystemExit(f"--upper-dot/--upper-other/--upper-loop {uppers}: the clips "
+                         "must be above 0 (log ratios)")
+    patch(args.upper_dot, args.upper_other, args.objective, args.upper_loop)
     sys.path.insert(0, str(HERE))
     sys.argv = [str(HERE / "leave_one_family_out.py"), *rest]
     runpy.run_path(str(HERE / "leave_one_family_out.py"), run_name="__main__")

@@ -195,7 +195,10 @@ class Learned:
                 low *= 1.0 - skippable
             notes.append(f"loops that stop on their data are priced at "
                          f"{EARLY_EXIT_FRACTION:.0%} of their cap ({skippable:.0%} of the "
-                         f"kernel time at the cap); the 80 % interval reaches from one "
+                         f"kernel time at the cap): the step takes about "
+                         f"{_short_time(total_s * (1.0 - skippable))} if they stop after "
+                         f"one iteration and {_short_time(total_s)} at the cap, and where "
+                         f"between depends on the data; the 80 % interval reaches from one "
                          f"iteration of them to the cap")
         return KernelEstimate(time_s=time_s, low_s=low_s, high_s=high_s,
                               floor_s=learned.floor_s, step_s=step_s,
@@ -256,6 +259,14 @@ GPU_SHORT_STEP_NOTE = (
 # the Intel machine): they ran from about 3 % to all of their cap; at 1.0 their MAPE
 # was 190 %, median APE 56 %; at 0.6, 115 % and 40 % (benchmarks/RESULTS.md).
 EARLY_EXIT_FRACTION = 0.6
+
+
+def _short_time(seconds: float) -> str:
+    """`seconds` for a note: 3 significant digits in s, ms or µs."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds * 1e6:.3g} µs"
 
 
 def early_exit_share(analysis: Analysis, time_s: Sequence[float] | np.ndarray) -> float:

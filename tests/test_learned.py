@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from datetime import datetime, timezone
 
 import numpy as np
@@ -691,6 +692,18 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     p = stablecost.predict(early, "host-cpu", fidelity="learned")
     assert p.step_time_low_s is not None and p.step_time_low_s < p.step_time_s
     assert any(f"priced at {EARLY_EXIT_FRACTION:.0%} of their cap" in n for n in p.notes)
+    # the note names the step's two ends: run once and at the cap (the step before the
+    # rule: the answer over 1 - share x (1 - fraction))
+    note = next(n for n in p.notes if "of their cap" in n)
+    ends = re.search(r"about ([\d.]+) (s|ms|µs) if they stop after one iteration and "
+                     r"([\d.]+) (s|ms|µs) at the cap", note)
+    assert ends is not None, note
+    scale = {"s": 1.0, "ms": 1e-3, "µs": 1e-6}
+    once_s, cap_s = (float(ends[1]) * scale[ends[2]], float(ends[3]) * scale[ends[4]])
+    share_at = early_exit_share(early, [k.time_s for k in p.kernels])
+    assert cap_s == pytest.approx(p.step_time_s / (1 - share_at * (1 - EARLY_EXIT_FRACTION)),
+                                  rel=0.01)
+    assert once_s == pytest.approx(cap_s * (1 - share_at), rel=0.01)
     q = stablecost.predict(plain, "host-cpu", fidelity="learned")
     assert not any("of their cap" in n for n in q.notes)
     # the answer drops the share of the loop's time beyond the fraction of its cap; the
