@@ -5,7 +5,7 @@ measured in (`program_specs`) and the flat program of one spec
 Two tiers share the families and their builders. `zoo` is the sweep every dataset
 started from: steps of a fraction of a millisecond to about a second on a 2-core CPU
 (median 14 ms). `large` holds bigger sizes of the same families, whose weights and
-activations no longer fit in a CPU's caches (its first 36 took 0.1-3.4 s there): the
+activations no longer fit in a CPU's caches (0.06-7.1 s there, median 0.51 s): the
 steps where kernels timed alone and kernels inside a step part most.
 """
 

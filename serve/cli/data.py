@@ -49,7 +49,7 @@ def add_parsers(sub: Any, parser_class: type) -> None:
     collect.add_argument("--seed", type=int, default=0, help="sweep seed (default 0)")
     collect.add_argument("--tier", choices=("zoo", "large"), default="zoo",
                          help="programs: the zoo's sizes (default) or its large tier, whose "
-                              "data outgrow a CPU's caches (steps of 0.1-3.4 s on 2 cores)"),
+                              "data outgrow a CPU's caches (steps of 0.06-7 s on 2 cores)"),
     collect.add_argument("--from-programs", default=None, metavar="PATH",
                          help="kernels: time the fused kernels of the program rows of the "
                               "dataset(s) under PATH, each distinct kernel once, instead of "
