@@ -257,7 +257,9 @@ GPU_SHORT_STEP_NOTE = (
 # share of its cap by the learned fidelity. Chosen on the eight programs with such loops
 # among the spent never-seen sets (stored sets and never-seen-11, first-run timings on
 # the Intel machine): they ran from about 3 % to all of their cap; at 1.0 their MAPE
-# was 190 %, median APE 56 %; at 0.6, 115 % and 40 % (benchmarks/RESULTS.md).
+# was 190 %, median APE 56 %; at 0.6, 115 % and 40 % (benchmarks/RESULTS.md). No share
+# fits every such loop (never-seen-12's WalkSAT stopped at once: 490x over), so the
+# note gives the step at both ends.
 EARLY_EXIT_FRACTION = 0.6
 
 
