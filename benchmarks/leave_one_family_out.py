@@ -406,6 +406,10 @@ def main() -> None:
                         help="the profiled datasets the in-step corrector is refitted on per "
                              "fold (repeatable; default: those the bundled corrector was "
                              "fitted on)")
+    parser.add_argument("--in-step-floor", default=None,
+                        help="the floor under the kernel model's answer that the per-fold "
+                             "correctors correct (`models.in_step.BASES`: '' none, roofline, "
+                             "busy, memory, large; default: the bundled corrector's)")
     parser.add_argument("--no-in-step", action="store_true",
                         help="compose every step as on the bundle's own machine (no in-step "
                              "corrector), whatever machine measured the dataset")
@@ -418,6 +422,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from stablecost.datasets import store
+    from stablecost.models.in_step import BASES
     from stablecost.models.learned import load_models
     from stablecost.train import metrics
     from stablecost.train.data import dataset_hardware, pick_dataset
@@ -429,6 +434,11 @@ def main() -> None:
     bundle = load_models(hardware)
     if bundle is None or bundle.step_meta is None:
         raise SystemExit(f"no bundled kernel model and step GNN for {hardware}")
+    in_step_floor = (args.in_step_floor if args.in_step_floor is not None else
+                     bundle.corrector.floor if bundle.corrector is not None else "")
+    if in_step_floor not in BASES:
+        raise SystemExit(f"--in-step-floor {in_step_floor!r}: one of "
+                         f"{', '.join(repr(b) for b in BASES)}")
     meta = bundle.step_meta
     params = {**meta["params"], "members": args.members, "seed": args.seed,
               "threads": args.threads, "warm_start": False,
@@ -447,6 +457,8 @@ def main() -> None:
 
     programs = load_programs(dataset, hw, bundle, args.seed)
     pool = in_step_pool(args, dataset, bundle)
+    if pool is not None:
+        print(f"Per-fold in-step correctors over: {BASES[in_step_floor]}.\n", flush=True)
     folds = parse_folds(args.fold, sorted(set(programs.family.tolist())))
     measured, predicted, in_dist = [], {name: [] for name in FIDELITIES}, ([], [])
     rows, fold_s, helds = [], [], []
@@ -458,8 +470,7 @@ def main() -> None:
                               calibration=calibrate_without(programs, family),
                               corrector=None if pool is None else
                               corrector_without(programs, family, pool, args.seed,
-                                                floor=bundle.corrector.floor
-                                                if bundle.corrector is not None else ""))
+                                                floor=in_step_floor))
         held = price_held_out(programs, family, fold_models, hw)
         held_s = programs.measured_s[programs.family == family]
         rows.append(table_row(family, held_s, held.seconds,

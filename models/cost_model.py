@@ -189,8 +189,8 @@ class Learned:
         skippable = early_exit_share(analysis, time_s)
         if skippable > 0:
             # the interval keeps the loops at their cap above and run once below; the
-            # answer between is the step with them run to EARLY_EXIT_FRACTION of it
-            step_s = total_s * (1.0 - skippable * (1.0 - EARLY_EXIT_FRACTION))
+            # answer between is `early_exit_step`'s
+            step_s = early_exit_step(total_s, skippable)
             if low is not None:
                 low *= 1.0 - skippable
             notes.append(f"loops that stop on their data are priced at "
@@ -259,8 +259,25 @@ GPU_SHORT_STEP_NOTE = (
 # the Intel machine): they ran from about 3 % to all of their cap; at 1.0 their MAPE
 # was 190 %, median APE 56 %; at 0.6, 115 % and 40 % (benchmarks/RESULTS.md). No share
 # fits every such loop (never-seen-12's WalkSAT stopped at once: 490x over), so the
-# note gives the step at both ends.
+# note gives the step at both ends. The harmonic mean of the two ends, the least
+# expected percentage error were the step log-uniform between them, would have priced
+# that one well and four others of the eleven 50-100x short
+# (`benchmarks/early_exit.py`): most such loops run a good part of their cap.
 EARLY_EXIT_FRACTION = 0.6
+
+
+def early_exit_step(cap_s: float, share: float) -> float:
+    """The learned answer for a step of `cap_s` seconds with its early-exit loops run to
+    their cap, `share` of whose kernel time those loops would not spend if they stopped
+    after one iteration: the step with them run to EARLY_EXIT_FRACTION of the way from
+    one iteration to the cap."""
+    return cap_s * (1.0 - share * (1.0 - EARLY_EXIT_FRACTION))
+
+
+def early_exit_cap(step_s: float, share: float) -> float:
+    """The step at the loops' cap behind an `early_exit_step` answer of `step_s` seconds
+    with that `share` (its inverse)."""
+    return step_s / (1.0 - share * (1.0 - EARLY_EXIT_FRACTION))
 
 
 def _short_time(seconds: float) -> str:

@@ -70,6 +70,15 @@ LOG_RATIO_RANGE = (-6.0, 1.0)
 _BYTE_COLUMNS = tuple(FEATURES.index(name) for name in ("bytes_read", "bytes_written"))
 _BUSY, _OVERHEAD = FEATURES.index("rl_busy_us"), FEATURES.index("hw_launch_overhead_us")
 _MEMORY = FEATURES.index("rl_memory_us")
+# the "large" floor raises only kernels run once per step that move at least this much
+# per execution (read plus written), to their memory time: summed over the Intel
+# machine's profiled steps, non-dot loop kernels of 1 MiB and more took 4-9x the kernel
+# model's price inside the step (the warm-cache samples it learned from) and 1.3-2.7x
+# their memory time. Kernels in loop bodies are left alone: they touch the same buffers
+# every iteration, and raised they priced the stored never-seen programs with loops
+# (finite differences, Floyd-Warshall, a Tree-LSTM, dropout's random-bit rounds) 2-3x
+# over
+LARGE_KERNEL_BYTES = 2**20
 # what the trees correct, by the floor under the kernel model's answer (see the module
 # docstring): none (the bundle's), the roofline time, the roofline's busy time alone
 # (without the spec's launch overhead), or its memory time alone (bytes over the
@@ -78,11 +87,14 @@ BASES = {"": "kernel model",
          "roofline": "kernel model, raised to the roofline on kernels without a dot",
          "busy": "kernel model, raised to the roofline's busy time on kernels without a dot",
          "memory": "kernel model, raised to the roofline's memory time on kernels without "
-                   "a dot"}
+                   "a dot",
+         "large": "kernel model, raised to the roofline's memory time on kernels without a "
+                  f"dot run once per step that move {LARGE_KERNEL_BYTES // 2**20} MiB or "
+                  "more"}
 
 
-def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline"
-                 ) -> np.ndarray:
+def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline",
+                 counts: np.ndarray | None = None) -> np.ndarray:
     """The seconds per execution the trees correct (see BASES) of kernel rows `X` priced
     `predicted_s` by the kernel model; the roofline time is read off the rows' own
     features (busy or memory time, and for the "roofline" floor the spec's launch
@@ -95,12 +107,17 @@ def in_step_base(X: np.ndarray, predicted_s: np.ndarray, floor: str = "roofline"
         return predicted
     if floor not in BASES:
         raise ModelError(f"in-step floor {floor!r}: one of {sorted(BASES)}")
-    column = _MEMORY if floor == "memory" else _BUSY
+    column = _MEMORY if floor in ("memory", "large") else _BUSY
     roofline_s = (np.exp2(X[:, column]) - 1.0) * 1e-6
     if floor == "roofline":
         roofline_s += (np.exp2(X[:, _OVERHEAD]) - 1.0) * 1e-6
-    dot = kernel_groups(X) == 0          # the dot/convolution group
-    return np.where(dot, predicted, np.maximum(predicted, roofline_s))
+    raised = kernel_groups(X) != 0       # not the dot/convolution group
+    if floor == "large":
+        if counts is None:
+            raise ModelError('the "large" in-step floor needs each kernel\'s executions')
+        moved = sum(np.exp2(X[:, c]) - 1.0 for c in _BYTE_COLUMNS)
+        raised &= (moved >= LARGE_KERNEL_BYTES) & (np.asarray(counts) <= 1.0)
+    return np.where(raised, np.maximum(predicted, roofline_s), predicted)
 
 
 def corrector_inputs(X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
@@ -155,9 +172,11 @@ class InStepCorrector:
                              f"does not know ({sorted(BASES.values())})")
         return named[base]
 
-    def base(self, X: np.ndarray, predicted_s: np.ndarray) -> np.ndarray:
-        """The seconds per execution the trees correct, of kernel rows `X`."""
-        return in_step_base(X, predicted_s, self.floor)
+    def base(self, X: np.ndarray, predicted_s: np.ndarray,
+             counts: np.ndarray | None = None) -> np.ndarray:
+        """The seconds per execution the trees correct, of kernel rows `X` run `counts`
+        times per step."""
+        return in_step_base(X, predicted_s, self.floor, counts)
 
     def correct(self, X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
                 sample: np.ndarray | None = None) -> np.ndarray:
@@ -165,7 +184,7 @@ class InStepCorrector:
         predicted = np.asarray(predicted_s, dtype=np.float64)
         if not len(predicted):
             return predicted
-        base = self.base(X, predicted)
+        base = self.base(X, predicted, counts)
         inputs = corrector_inputs(X, base, counts, sample)
         return base * np.exp(self.log_ratio(inputs))
 

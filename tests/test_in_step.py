@@ -19,6 +19,7 @@ from stablecost.models.features import FEATURES
 from stablecost.models.in_step import (
     BASES,
     INPUTS,
+    LARGE_KERNEL_BYTES,
     InStepCorrector,
     corrector_inputs,
     fit_corrector,
@@ -203,6 +204,21 @@ def test_the_floors_under_the_kernel_models_answer():
     assert in_step_base(X, predicted, "busy") == pytest.approx([10e-6, 30e-6, 50e-6])
     assert in_step_base(X, predicted, "roofline") == pytest.approx([10e-6, 35e-6, 50e-6])
     assert in_step_base(X, predicted, "memory") == pytest.approx([10e-6, 20e-6, 50e-6])
+    # the "large" floor raises only what moves LARGE_KERNEL_BYTES or more, to its memory
+    # time, once per step: none of these
+    once = np.ones(3)
+    assert in_step_base(X, predicted, "large", once) == pytest.approx(predicted)
+    big = X.copy()
+    big[:, FEATURES.index("bytes_read")] = np.log2(1.0 + LARGE_KERNEL_BYTES / 2)
+    big[:, FEATURES.index("bytes_written")] = np.log2(1.0 + LARGE_KERNEL_BYTES / 2)
+    assert in_step_base(big, predicted, "large", once) == pytest.approx([10e-6, 20e-6, 50e-6])
+    # ... and only what runs once per step: a loop body's kernel keeps its answer
+    assert in_step_base(big, predicted, "large", np.array([1.0, 8.0, 1.0])) == \
+        pytest.approx(predicted)
+    with pytest.raises(ModelError, match="executions"):
+        in_step_base(big, predicted, "large")
+    big[1, FEATURES.index("bytes_written")] = np.log2(1.0 + LARGE_KERNEL_BYTES / 2 - 1024)
+    assert in_step_base(big, predicted, "large", once) == pytest.approx(predicted)
     with pytest.raises(ModelError, match="in-step floor 'cold'"):
         in_step_base(X, predicted, "cold")
     corrector = InStepCorrector(booster=None, meta={"base": BASES["busy"]})

@@ -653,6 +653,22 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
         _read_step_interval(bad, "another digest")
 
 
+def test_the_early_exit_answer_and_its_inverse():
+    """Hand worked: a step of 10 s at the cap, 90 % of it beyond one iteration of the
+    loops: 1 s run once, the answer 60 % of the way from there to the cap, 6.4 s; the
+    inverse gives the cap back."""
+    from stablecost.models.cost_model import (
+        EARLY_EXIT_FRACTION,
+        early_exit_cap,
+        early_exit_step,
+    )
+
+    assert EARLY_EXIT_FRACTION == 0.6
+    assert early_exit_step(10.0, 0.9) == pytest.approx(1.0 + 0.6 * 9.0)
+    assert early_exit_cap(6.4, 0.9) == pytest.approx(10.0)
+    assert early_exit_step(10.0, 0.0) == 10.0             # no such loop: the step itself
+
+
 def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_to_both_ends():
     """A loop that also stops on its data can run from one iteration to its counter
     bound. The learned answer prices it at `EARLY_EXIT_FRACTION` of the bound; the
@@ -661,7 +677,11 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     import jax
     import jax.numpy as jnp
 
-    from stablecost.models.cost_model import EARLY_EXIT_FRACTION, early_exit_share
+    from stablecost.models.cost_model import (
+        EARLY_EXIT_FRACTION,
+        early_exit_cap,
+        early_exit_share,
+    )
 
     def solve(x):
         def cond(state):
@@ -701,8 +721,7 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     scale = {"s": 1.0, "ms": 1e-3, "µs": 1e-6}
     once_s, cap_s = (float(ends[1]) * scale[ends[2]], float(ends[3]) * scale[ends[4]])
     share_at = early_exit_share(early, [k.time_s for k in p.kernels])
-    assert cap_s == pytest.approx(p.step_time_s / (1 - share_at * (1 - EARLY_EXIT_FRACTION)),
-                                  rel=0.01)
+    assert cap_s == pytest.approx(early_exit_cap(p.step_time_s, share_at), rel=0.01)
     assert once_s == pytest.approx(cap_s * (1 - share_at), rel=0.01)
     q = stablecost.predict(plain, "host-cpu", fidelity="learned")
     assert not any("of their cap" in n for n in q.notes)

@@ -43,8 +43,11 @@ from .step_calibration import PricedRows, priced_rows
 
 FOLDS = 5
 # the floor under the kernel model's answer the bundle's trees correct (`--floor`;
-# `models.in_step.BASES`): "" corrects the answer itself
-DEFAULT_FLOOR = ""
+# `models.in_step.BASES`): the answer raised to the roofline's memory time on non-dot
+# kernels run once per step that move 1 MiB or more (benchmarks/RESULTS.md, "A memory-time
+# floor under large kernels"); the floor on every non-dot kernel ("roofline") had failed
+# a blind set on small kernels run thousands of times
+DEFAULT_FLOOR = "large"
 
 
 @dataclass
@@ -137,7 +140,7 @@ def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] =
         r = part.rows
         n = len(r.samples)
         # what the trees correct
-        base = in_step_base(r.X, r.predicted_s, floor)
+        base = in_step_base(r.X, r.predicted_s, floor, r.count)
         timed = np.isfinite(part.in_step_s) & ~r.outside
         in_step = np.where(timed, part.in_step_s, 0.0)
         # each kernel's share of its step, half by in-step time, half by its base

@@ -25,7 +25,7 @@ from .console import make_console
 # `train in-step --floor`: the keys of `models.in_step.BASES` ("" named "none"), spelled
 # here so the CLI starts without importing the models
 NO_FLOOR = "none"
-FLOOR_CHOICES = (NO_FLOOR, "roofline", "busy", "memory")
+FLOOR_CHOICES = (NO_FLOOR, "roofline", "busy", "memory", "large")
 
 
 def add_parsers(sub: Any, parser_class: type) -> None:
@@ -103,7 +103,9 @@ def add_parsers(sub: Any, parser_class: type) -> None:
                          help="what the trees correct: the kernel model's answer (none), "
                               "or that answer raised to the roofline time (roofline), its "
                               "busy time alone (busy) or its memory time alone (memory) on "
-                              "kernels without a dot (default: the bundle's own choice)")
+                              "kernels without a dot, or to the memory time on those of "
+                              "them run once per step that move 1 MiB or more (large) "
+                              "(default: the bundle's own choice)")
     in_step.add_argument("--tracking-uri", default=None,
                          help="MLflow tracking URI (default sqlite:///mlflow.db)")
     in_step.add_argument("--experiment", default="stablecost")
