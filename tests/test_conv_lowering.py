@@ -343,3 +343,49 @@ def test_a_spec_without_the_loop_rate_says_so():
 
 def kernel_time_list(analysis, hw):
     return [kernel_time(k, analysis.program, hw) for k in analysis.kernels]
+
+
+def test_gradient_convolutions_inside_a_loop_body_run_as_loops():
+    """Differentiating a `lax.scan` of a 3x3 convolution: inside the while body the input
+    gradient (kernel features swapped) and the filter gradient (batch contracted) keep
+    dimension numbers other than the library's and run as loop nests; the forward one
+    there, and the same gradients outside any loop, take the library."""
+    import jax
+    from jax import lax
+
+    from stablecost.featurize.conv_lowering import library_layout
+
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN)
+
+    def scanned(w, x):
+        return lax.scan(lambda h, _: (jax.numpy.tanh(conv(h, w)), None), x, None,
+                        length=3)[0].sum()
+
+    def unrolled(w, x):
+        h = x
+        for _ in range(3):
+            h = jax.numpy.tanh(conv(h, w))
+        return h.sum()
+
+    shapes = ((3, 3, CIN, CIN), (N, SIDE, SIDE, CIN))
+    for step, in_loop in ((scanned, True), (unrolled, False)):
+        analysis = analyze(load_program(_lowered(jax.grad(step), *shapes)))
+        program = analysis.program
+        looped = {k.block for k in analysis.kernels
+                  if any(a <= k.block <= b for a, b in (lp.blocks for lp in program.loops))}
+        convs = [(op, op.block in looped) for op in program.ops
+                 if op.opcode == "convolution"]
+        assert any(inside for _, inside in convs) == in_loop
+        library = [op for op, _ in convs if library_layout(op)]
+        other = [op for op, _ in convs if not library_layout(op)]
+        assert library and other       # the forward ones; the two gradients
+        for op, inside in convs:
+            assert runs_as_loop_on_cpu(op, inside) == (inside and not library_layout(op))
+            assert not runs_as_loop_on_cpu(op)           # outside a loop: the library
+        priced = [k for k in analysis.kernels if k.kind == MATMUL
+                  and kernel_time(k, program, _cpu(1e9)).compute_s
+                  != kernel_time(k, program, _cpu()).compute_s]
+        # the roofline prices exactly the loop body's gradient kernels at the loop rate
+        assert bool(priced) == in_loop
+        assert all(k.block in looped for k in priced)
