@@ -7,13 +7,15 @@ Convolutions of shapes the kernel sampler draws rarely or never
 (`datasets/kernels/convolution.py`: 2-8 groups, 3 input channels and more): forward
 passes and both gradients of convolutions with 8-64 feature groups of 2-32 channels,
 a convolution under `vmap` over clients (what federated or per-example code lowers to),
-1-3-channel convolutions and their filter gradients, and plain 3x3 controls. Each is one
+1-3-channel convolutions and their filter gradients, plain 3x3 controls, and a
+recurrent convolutional cell run 5 steps in a `lax.scan` and unrolled. Each is one
 jitted program, timed as `stablecost collect programs` times a step, and priced by
 `predict(..., fidelity="all")` on host-cpu. Columns: measured, learned and roofline
 milliseconds, the measured multiply-add rate, how XLA:CPU runs it by our rule
-(`featurize.conv_lowering.runs_as_loop_on_cpu`) and its feature / batch group counts.
+(`featurize.conv_lowering.runs_as_loop_on_cpu`, inside a loop body or not) and its
+feature / batch group counts.
 
-It times programs: run it on an idle machine. About a minute on 2 cores.
+It times programs: run it on an idle machine. About a minute and a half on 2 cores.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ NHWC = ("NHWC", "HWIO", "NHWC")
 def cases() -> dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]]:
     """name -> (function, argument shapes), all float32."""
     import jax
+    import jax.numpy as jnp
     from jax import lax
 
     def conv(x, w, stride=1, groups=1, padding="SAME"):
@@ -61,6 +64,22 @@ def cases() -> dict[str, tuple[Callable[..., Any], list[tuple[int, ...]]]]:
     for channels in (16, 64):
         out[f"control: {channels} channels, 3x3, forward"] = (
             lambda x, w: conv(x, w), [(8, 32, 32, channels), (3, 3, channels, channels)])
+
+    # a recurrent convolutional cell, 5 steps in a `lax.scan` and unrolled: the gradients
+    # inside the scan's while body keep JAX's dimension numbers and run as loop nests
+    def scanned(w, x):
+        return lax.scan(lambda h, _: (jnp.tanh(conv(h, w)), None), x, None, length=5)[0]
+
+    def unrolled(w, x):
+        h = x
+        for _ in range(5):
+            h = jnp.tanh(conv(h, w))
+        return h
+    cell = [(3, 3, 64, 64), (32, 8, 8, 64)]
+    for name, body in (("lax.scan", scanned), ("unrolled", unrolled)):
+        out[f"5 steps of a 3x3 64-channel cell, {name}, forward"] = (body, cell)
+        out[f"5 steps of a 3x3 64-channel cell, {name}, gradient"] = (
+            jax.grad(lambda w, x, body=body: body(w, x).sum()), cell)
     return out
 
 
@@ -88,7 +107,11 @@ def main() -> int:
         rate = sum(multiply_adds(op) for op in convs) / measured / 1e9
         groups = ", ".join(f"{op.attributes.get('feature_group_count', 1)} / "
                            f"{op.attributes.get('batch_group_count', 1)}" for op in convs)
-        loops = ", ".join("yes" if runs_as_loop_on_cpu(op) else "no" for op in convs)
+        program = load_program(text)
+        bodies = [loop.blocks for loop in program.loops]
+        loops = ", ".join(
+            "yes" if runs_as_loop_on_cpu(op, any(a <= op.block <= b for a, b in bodies))
+            else "no" for op in program.ops if op.opcode == "convolution")
         learned_ms = f"{learned.step_time_s * 1e3:.2f} ms" if learned else "-"
         print(f"| {name} | {measured * 1e3:.2f} ms | {learned_ms} | "
               f"{roofline.step_time_s * 1e3:.2f} ms | {rate:.2f} | {loops} | {groups} |",
