@@ -99,7 +99,8 @@ def main() -> int:
     for name, (fn, shapes) in cases().items():
         lowered = jax.jit(fn).lower(*[jax.ShapeDtypeStruct(s, jnp.float32) for s in shapes])
         text = lowered.as_text()
-        convs = [op for op in load_program(text).ops if op.opcode == "convolution"]
+        program = load_program(text)
+        convs = [op for op in program.ops if op.opcode == "convolution"]
         measured = measure(lowered)
         p = stablecost.predict(text, "host-cpu", fidelity="all")
         learned = p.by_fidelity.get("learned")
@@ -107,11 +108,10 @@ def main() -> int:
         rate = sum(multiply_adds(op) for op in convs) / measured / 1e9
         groups = ", ".join(f"{op.attributes.get('feature_group_count', 1)} / "
                            f"{op.attributes.get('batch_group_count', 1)}" for op in convs)
-        program = load_program(text)
         bodies = [loop.blocks for loop in program.loops]
         loops = ", ".join(
             "yes" if runs_as_loop_on_cpu(op, any(a <= op.block <= b for a, b in bodies))
-            else "no" for op in program.ops if op.opcode == "convolution")
+            else "no" for op in convs)
         learned_ms = f"{learned.step_time_s * 1e3:.2f} ms" if learned else "-"
         print(f"| {name} | {measured * 1e3:.2f} ms | {learned_ms} | "
               f"{roofline.step_time_s * 1e3:.2f} ms | {rate:.2f} | {loops} | {groups} |",

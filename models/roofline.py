@@ -115,10 +115,13 @@ def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
 def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, float]:
     """(multiply-adds, loop-nest iterations) of the kernel's convolutions that XLA:CPU
     runs as loop nests (`featurize.conv_lowering.loop_iterations`)."""
+    convolutions = [program.ops[i] for i in kernel.ops
+                    if program.ops[i].opcode == "convolution"]
+    if not convolutions:        # most kernels: no need to place the kernel in a loop
+        return 0.0, 0.0
     in_loop_body = any(first <= kernel.block <= last
                        for first, last in (loop.blocks for loop in program.loops))
-    ops = [program.ops[i] for i in kernel.ops if program.ops[i].opcode == "convolution"
-           and runs_as_loop_on_cpu(program.ops[i], in_loop_body)]
+    ops = [op for op in convolutions if runs_as_loop_on_cpu(op, in_loop_body)]
     return (sum(multiply_adds(op) for op in ops), sum(loop_iterations(op) for op in ops))
 
 
