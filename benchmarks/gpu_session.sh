@@ -10,8 +10,10 @@
 #   kernels   kernel templates (`collect kernels`)
 #   noise     the repeat floor: 40 stored rows timed again (`dataset noise`)
 #   steps     the example steps, XLA's optimized HLO and profiles (`xla_gpu.py`;
-#             STEPS=a,b picks them, STEPS_S its limit)
-#   programs  zoo programs (`collect programs`; PROGRAMS_S its limit)
+#             STEPS=a,b picks them, any workload of examples/workloads; STEPS_S
+#             its limit, STEPS_BUDGET_S when the last one may start)
+#   programs  zoo programs (`collect programs`; PROGRAMS_S its limit, TIER=large the
+#             zoo's large tier)
 #   profiles  kernels inside those steps (`collect profiles`; PROFILES_S its limit)
 # (default: all but noise). Where this checkout already holds a
 # dataset with this GPU's fingerprint (`data/<gpu>-<id>`) and its steps
@@ -63,9 +65,9 @@ cli="$PY -m stablecost.serve.cli"
 minutes() { awk -v s="$1" 'BEGIN { printf "%.1f", (s - 30) / 60 }'; }  # a budget inside a limit
 phase kernels 100 $cli collect kernels --out /tmp/gpu/data --budget-minutes 1.4
 phase noise 80 $cli dataset noise "/tmp/gpu/data/$name" --samples 40
-phase steps ${STEPS_S:-200} $PY benchmarks/xla_gpu.py --out /tmp/gpu/steps --budget-s 60 \
+phase steps ${STEPS_S:-200} $PY benchmarks/xla_gpu.py --out /tmp/gpu/steps --budget-s ${STEPS_BUDGET_S:-60} \
   --traces 0 --only ${STEPS:-mlp_train_step,resnet_cnn_train_step,transformer_block_train_step,llama3-100m-train,resnet18-train,resnet50-train,llama3-1b-prefill,llama3-1b-decode}
-phase programs ${PROGRAMS_S:-230} $cli collect programs --out /tmp/gpu/data \
+phase programs ${PROGRAMS_S:-230} $cli collect programs --out /tmp/gpu/data --tier ${TIER:-zoo} \
   --budget-minutes "$(minutes ${PROGRAMS_S:-230})"
 phase profiles ${PROFILES_S:-120} $cli collect profiles --from-programs /tmp/gpu/data --out /tmp/gpu/data \
   --budget-minutes "$(minutes ${PROFILES_S:-120})"

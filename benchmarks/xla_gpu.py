@@ -41,8 +41,9 @@ WORKLOADS = ("llama3-100m-train", "llama3-1b-prefill", "llama3-1b-decode",
              "resnet18-train", "resnet50-train", "llama3-1b-train")
 
 
-def programs(smoke: bool) -> list[tuple[str, Callable[[], str]]]:
-    """(name, a builder of its StableHLO text) for every program, in run order."""
+def programs(smoke: bool, extra: tuple[str, ...] = ()) -> list[tuple[str, Callable[[], str]]]:
+    """(name, a builder of its StableHLO text) for every program, in run order: the
+    examples, `WORKLOADS`, then the registered workloads named in `extra` (in its order)."""
     out: list[tuple[str, Callable[[], str]]] = []
     for name in SINGLE_DEVICE:
         path = ROOT / "examples" / "programs" / f"{name}.mlir"
@@ -63,7 +64,11 @@ def programs(smoke: bool) -> list[tuple[str, Callable[[], str]]]:
             return _lower(step, args, {resnet.DATA: 1})
 
         return out + [("llama-tiny-train", small_llama), ("resnet-tiny-train", small_resnet)]
-    for name in WORKLOADS:
+    unknown = sorted(set(extra) - set(workloads.WORKLOADS))
+    if unknown:
+        raise SystemExit(f"xla_gpu.py: unknown workload(s) {', '.join(unknown)}; allowed: "
+                         f"{', '.join(workloads.WORKLOADS)}")
+    for name in (*WORKLOADS, *(n for n in extra if n not in WORKLOADS)):
         w = workloads.WORKLOADS[name]
         out.append((name, lambda w=w: workloads.lower(w, 1)))
     return out
@@ -138,7 +143,9 @@ def main() -> int:
                         help="start no program after this many seconds (default 300)")
     parser.add_argument("--traces", type=int, default=2,
                         help="keep the raw profiler trace of the first N programs")
-    parser.add_argument("--only", default=None, help="comma-separated program names")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated program names: examples, or any workload of "
+                             "examples/workloads (run in the order named after the defaults)")
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--profile-only", action="store_true",
                         help="profile again the programs already in results.json, from "
@@ -156,8 +163,10 @@ def main() -> int:
     results_path = out / "results.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
     start = time.perf_counter()
-    wanted = None if args.only is None else set(args.only.split(","))
-    for i, (name, build) in enumerate(programs(args.smoke)):
+    wanted = None if args.only is None else args.only.split(",")
+    known = set(SINGLE_DEVICE) | set(WORKLOADS)
+    extra = () if args.smoke or wanted is None else tuple(n for n in wanted if n not in known)
+    for i, (name, build) in enumerate(programs(args.smoke, extra)):
         if wanted is not None and name not in wanted:
             continue
         if args.profile_only:
