@@ -1,6 +1,6 @@
 """The never-seen program sets are committed with their hashes: each may judge a trained
 model only while it is unchanged (benchmarks/never_seen/ and never_seen_2/ to
-never_seen_15/)."""
+never_seen_16/)."""
 
 import hashlib
 import importlib
@@ -11,7 +11,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SETS = ("never_seen", "never_seen_2", "never_seen_3", "never_seen_4", "never_seen_5",
         "never_seen_6", "never_seen_7", "never_seen_8", "never_seen_9", "never_seen_10",
-        "never_seen_11", "never_seen_12", "never_seen_13", "never_seen_14", "never_seen_15")
+        "never_seen_11", "never_seen_12", "never_seen_13", "never_seen_14", "never_seen_15",
+        "never_seen_16")
 
 
 @pytest.mark.parametrize("folder", SETS)
