@@ -134,7 +134,7 @@ def price_step(gpu: str, name: str, kind: str, family: str, text: str, measured_
                 roofline.step_time_s, X, price, rl, counts, in_step)
 
 
-def load_steps(cache: Path) -> list[Step]:
+def load_steps(cache: Path | None) -> list[Step]:
     from xla_gpu_compare import profiled_kernels, read_step
 
     from stablecost.datasets import store
@@ -146,8 +146,9 @@ def load_steps(cache: Path) -> list[Step]:
                 ROOT / steps / "results.json"]:
             digest.update(path.name.encode() + str(path.stat().st_size).encode())
     digest.update(Path(__file__).read_bytes())
-    cache_file = cache / f"gpu_in_step-{commit()}-{digest.hexdigest()[:12]}.pkl"
-    if cache_file.exists():
+    cache_file = None if cache is None else \
+        cache / f"gpu_in_step-{commit()}-{digest.hexdigest()[:12]}.pkl"
+    if cache_file is not None and cache_file.exists():
         return pickle.loads(cache_file.read_bytes())
     out: list[Step] = []
     for gpu, (data, steps_dir) in GPUS.items():
@@ -184,7 +185,9 @@ def load_steps(cache: Path) -> list[Step]:
                 out.append(step)
                 done += 1
         print(f"{gpu}: {done} profiled steps priced", file=sys.stderr, flush=True)
-    cache.mkdir(parents=True, exist_ok=True)
+    if cache_file is None:
+        return out
+    cache_file.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache_file.with_suffix(".tmp")
     tmp.write_bytes(pickle.dumps(out))
     tmp.replace(cache_file)
@@ -274,14 +277,20 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--min-us", type=float, default=0.0)
     parser.add_argument("--weight", choices=("share", "step"), default="share")
-    parser.add_argument("--cache", default=str(ROOT / ".cache" / "benchmarks"))
+    parser.add_argument("--cache", default=None,
+                        help="where the priced kernels are kept (default: stablecost's "
+                             "cache folder, $STABLECOST_CACHE_DIR or ~/.cache/stablecost)")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds}: must be at least 1")
     if not args.min_us >= 0:
         parser.error(f"--min-us {args.min_us}: must be >= 0")
     rule = Rule(args.min_us * 1e-6, args.weight, args.rounds)
-    steps = load_steps(Path(args.cache))
+    from stablecost.userdirs import cache_dir
+
+    cache = Path(args.cache) if args.cache else cache_dir()
+    steps = load_steps(cache / "benchmarks" if cache is not None and not args.cache
+                       else cache)
     gpus = list(GPUS)
     print(f"An in-step corrector for XLA:GPU, {today()}, commit {commit()}: "
           f"benchmarks/gpu_in_step.py --rounds {args.rounds} --min-us {args.min_us:g} "
