@@ -3,6 +3,7 @@ model the product uses.
 
     .venv/bin/python benchmarks/gpu_efficiency.py [--steps DIR] [--data DIR] [--hardware H100-SXM]
         [--fit-steps DIR --fit-hardware H200-SXM] [--min-roofline-us 0]
+        [--what-if canonical-dots]
 
 The kernels the learned GPU fidelity prices by the roofline (classes outside its data:
 loops, reductions, convolutions, ...) ran on the H100 at a steady fraction of the
@@ -36,7 +37,13 @@ from typing import Any
 
 import numpy as np
 from _common import commit, today
-from xla_gpu_compare import DEFAULT_STEPS, ROOT, profiled_kernels, read_step
+from xla_gpu_compare import (
+    DEFAULT_STEPS,
+    ROOT,
+    profiled_kernels,
+    read_step,
+    use_canonical_dot_shapes,
+)
 
 
 def _kind(kernel: Any, ops: Any) -> str:
@@ -122,7 +129,12 @@ def main() -> int:
                         help="that GPU's catalog name (with --fit-steps)")
     parser.add_argument("--min-roofline-us", type=float, default=0.0,
                         help="scale only roofline-priced kernels of at least this many µs")
+    parser.add_argument("--what-if", choices=("canonical-dots",), default=None,
+                        help="also price GPU dots with the output-shape features of the GEMM "
+                             "cuBLAS runs (xla_gpu_compare.py's what-if)")
     args = parser.parse_args()
+    if args.what_if == "canonical-dots":
+        use_canonical_dot_shapes()
     if (args.fit_steps is None) != (args.fit_hardware is None):
         parser.error("--fit-steps and --fit-hardware go together")
     if not args.min_roofline_us >= 0:
@@ -136,6 +148,8 @@ def main() -> int:
                f"--hardware {args.hardware} --min-roofline-us {args.min_roofline_us:g}")
     if other is not None:
         command += f" --fit-steps {args.fit_steps} --fit-hardware {args.fit_hardware}"
+    if args.what_if:
+        command += f" --what-if {args.what_if}"
     print(f"Measured efficiencies of roofline-priced GPU kernels, a what-if on "
           f"{args.hardware}, {today()}, commit {commit()}: {command}")
     columns = ["learned", "factors"] + (["other GPU's factors"] if other else []) + ["roofline"]

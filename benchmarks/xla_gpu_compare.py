@@ -3,6 +3,7 @@
 `benchmarks/timings/h100-sxm-69c6a60d/steps/`).
 
     .venv/bin/python benchmarks/xla_gpu_compare.py [--steps DIR] [--hardware H100-SXM]
+        [--what-if canonical-dots]
 
 Prints two Markdown tables with the date and commit:
 
@@ -14,6 +15,11 @@ Prints two Markdown tables with the date and commit:
   profiler saw run;
 - steps: the measured step (the collector's rule for whole steps) beside every
   fidelity's prediction for the chip, with each one's error.
+
+`--what-if canonical-dots` prices every GPU dot with the output-shape features of the
+GEMM cuBLAS runs ([batch,] m, n, the free dimensions of each operand collapsed) instead of
+the dot's own output shape (a grouped-query attention gradient's 1x2x128x3x4096): a
+what-if of the kernel model's inputs, not what `predict` does (benchmarks/RESULTS.md).
 
 Reads only committed files and needs no GPU.
 """
@@ -192,18 +198,62 @@ def ours(text: str, hardware: str) -> tuple[float, float]:
     return sum(k.count for k in kernels), float(analysis.fused_bytes_accessed)
 
 
+def use_canonical_dot_shapes() -> None:
+    """From here on, GPU kernels rooted at a dot get the output-shape features
+    (`out_rank`, `out_last`, ...) of the GEMM cuBLAS runs, ([batch,] m, n), instead of
+    the dot's own output shape: the shapes the kernel model's GEMM tables were
+    featurized from. Wraps `models.features.kernel_features`; a what-if."""
+    import math
+
+    import stablecost.models.features as features
+
+    plain = features.kernel_features
+    column = features._COL
+
+    def canonical(kernel, program, hw, out=None):
+        row = plain(kernel, program, hw, out)
+        root = program.ops[kernel.root]
+        if hw.kind != "gpu" or root.opcode != "dot_general":
+            return row
+        dims = root.attributes.get("dot_dimension_numbers", {}) or {}
+        lhs, rhs = root.operands[0], root.operands[1]
+        lb = dims.get("lhs_batching_dimensions") or []
+        lc = dims.get("lhs_contracting_dimensions") or []
+        rb = dims.get("rhs_batching_dimensions") or []
+        rc = dims.get("rhs_contracting_dimensions") or []
+        batch = math.prod(lhs.shape[d] for d in lb)
+        m = math.prod(s for d, s in enumerate(lhs.shape) if d not in lb and d not in lc)
+        n = math.prod(s for d, s in enumerate(rhs.shape) if d not in rb and d not in rc)
+        shape = (batch, m, n) if batch > 1 else (m, n)
+        row[column["out_rank"]] = float(len(shape))
+        row[column["out_last"]] = features._lg(n)
+        row[column["out_second_last"]] = features._lg(m)
+        row[column["out_last_mod8"]] = float(n % 8 == 0)
+        row[column["out_last_mod128"]] = float(n % 128 == 0)
+        row[column["out_last_pow2"]] = float(n & (n - 1) == 0)
+        return row
+
+    features.kernel_features = canonical
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", default=DEFAULT_STEPS)
     parser.add_argument("--hardware", default="H100-SXM")
+    parser.add_argument("--what-if", choices=("canonical-dots",), default=None,
+                        help="price GPU dots with the output-shape features of the GEMM "
+                             "cuBLAS runs (not what predict does)")
     args = parser.parse_args()
+    if args.what_if == "canonical-dots":
+        use_canonical_dot_shapes()
     steps = ROOT / args.steps
     results = json.loads((steps / "results.json").read_text())
     machine = json.loads((steps / "machine.json").read_text())
     import stablecost
 
     print(f"XLA:GPU's kernels and steps against ours on {args.hardware}, {today()}, commit "
-          f"{commit()}: benchmarks/xla_gpu_compare.py --steps {args.steps}")
+          f"{commit()}: benchmarks/xla_gpu_compare.py --steps {args.steps} --hardware "
+          f"{args.hardware}" + (f" --what-if {args.what_if}" if args.what_if else ""))
     from stablecost.hardware.fingerprint import fingerprint_id
 
     print(f"measured on {machine['machine']['device_name']} (fingerprint "
