@@ -18,9 +18,11 @@ fingerprint (`adapted/<chip>-<fingerprint id>.json`). On a machine without one w
 fingerprint differs from the bundle's data, the bundle's own default applies where it
 ships one (`<bundle>/other_machines/`, `train/other_machines.py`): the same factors
 fitted on the project's data from the machines other than the bundle's (`data/*/`).
-On both machines measured, the bundle priced steps too short before adapt (adapt's
-step factor 1.28 and 1.44), so a default fitted on the others is a better first answer
-than none; `stablecost hardware adapt` replaces it with this machine's own.
+The default's step factor is shipped only where, fitted without each machine, it made
+that machine's steps closer than none (`train.other_machines.checked_step_factor`);
+with the in-step corrector it did not on either machine, so today's default corrects
+kernel sums only (step x1). `stablecost hardware adapt` replaces it with this machine's
+own.
 
 Each adaptation records the bundle it corrects (the kernel model's data digest) and the
 featurizer version; a file made for another bundle or featurizer is not used, and the

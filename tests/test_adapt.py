@@ -92,7 +92,9 @@ def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir
     models = load_models("host-cpu")
     default, why = bundled_default(models.path, models.adaptation_digest)
     assert default is not None and not why and default.fingerprint_id == OTHER_MACHINES_ID
-    assert len(default.machines) >= 2 and default.step_factor != 1.0   # a fitted factor
+    # fitted factors (the step factor may be 1: `checked_step_factor` drops one that
+    # made held-out machines worse)
+    assert len(default.machines) >= 2 and default.default_kernel_factor != 1.0
     program = examples_dir / "transformer_block_train_step.mlir"
     # the test machine's fingerprint differs from the bundle's data (which predates
     # the fingerprint's CPU fields), so the default applies
@@ -221,3 +223,20 @@ def test_adapt_end_to_end_measures_fits_and_resumes(tmp_path, capsys):
     assert adaptation is not None and adaptation.samples["kernel"] > 0
     assert main(argv) == 0                       # a second run keeps what was measured
     assert "already measured" in capsys.readouterr().err
+
+
+def test_the_default_step_factor_is_dropped_only_where_every_held_out_machine_got_worse():
+    from stablecost.models.adaptation import OTHER_MACHINES_ID, Adaptation
+    from stablecost.train.other_machines import checked_step_factor
+
+    fitted = Adaptation(hardware="host-cpu", fingerprint_id=OTHER_MACHINES_ID,
+                        bundle_digest="d", featurizer_version="6", step_factor=1.2,
+                        default_kernel_factor=0.9, kernel_factors={"loop": 0.8})
+    worse = {"a": {"steps": 10.0, "factor": 1.1, "mape_none": 0.20, "mape_default": 0.25},
+             "b": {"steps": 10.0, "factor": 1.3, "mape_none": 0.30, "mape_default": 0.31}}
+    kept, why = checked_step_factor(fitted, worse)
+    assert kept.step_factor == 1.0 and "x1.200 not shipped" in why and "a 20.0% -> 25.0%" in why
+    assert kept.default_kernel_factor == 0.9 and kept.kernel_factors == {"loop": 0.8}
+    mixed = dict(worse, b={**worse["b"], "mape_default": 0.29})     # one machine better
+    assert checked_step_factor(fitted, mixed) == (fitted, "")
+    assert checked_step_factor(fitted, {}) == (fitted, "")           # nothing to check on
