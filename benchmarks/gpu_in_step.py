@@ -2,7 +2,7 @@
 steps it never saw: other programs, another GPU.
 
     .venv/bin/python benchmarks/gpu_in_step.py [--rounds 300] [--min-us 0]
-        [--weight share|step] [--cache DIR]
+        [--weight share|step]
 
 Every profiled step of the two GPUs with XLA:GPU measurements (H100 and H200: the zoo
 programs and the zoo's large tier of `data/<gpu>`, the example workloads of
@@ -31,16 +31,13 @@ same steps:
 - `families held out`: the zoo (both GPUs), five folds by family.
 
 Printed: step MAPE and median APE per set, the example steps one by one, and the median
-APE of kernels of 10 µs or more. Needs no GPU; the priced kernels are cached under
-`--cache` (a few minutes the first time, seconds after).
+APE of kernels of 10 µs or more. Needs no GPU; about 20 s.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import pickle
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,22 +131,12 @@ def price_step(gpu: str, name: str, kind: str, family: str, text: str, measured_
                 roofline.step_time_s, X, price, rl, counts, in_step)
 
 
-def load_steps(cache: Path | None) -> list[Step]:
+def load_steps() -> list[Step]:
     from xla_gpu_compare import profiled_kernels, read_step
 
     from stablecost.datasets import store
     from stablecost.datasets.profiles import kernel_seconds
 
-    digest = hashlib.sha256()
-    for data, steps in GPUS.values():
-        for path in sorted((ROOT / data / "shards").glob("*.parquet")) + [
-                ROOT / steps / "results.json"]:
-            digest.update(path.name.encode() + str(path.stat().st_size).encode())
-    digest.update(Path(__file__).read_bytes())
-    cache_file = None if cache is None else \
-        cache / f"gpu_in_step-{commit()}-{digest.hexdigest()[:12]}.pkl"
-    if cache_file is not None and cache_file.exists():
-        return pickle.loads(cache_file.read_bytes())
     out: list[Step] = []
     for gpu, (data, steps_dir) in GPUS.items():
         frame = store.read_frame(ROOT / data)
@@ -185,12 +172,6 @@ def load_steps(cache: Path | None) -> list[Step]:
                 out.append(step)
                 done += 1
         print(f"{gpu}: {done} profiled steps priced", file=sys.stderr, flush=True)
-    if cache_file is None:
-        return out
-    cache_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache_file.with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps(out))
-    tmp.replace(cache_file)
     return out
 
 
@@ -277,20 +258,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--min-us", type=float, default=0.0)
     parser.add_argument("--weight", choices=("share", "step"), default="share")
-    parser.add_argument("--cache", default=None,
-                        help="where the priced kernels are kept (default: stablecost's "
-                             "cache folder, $STABLECOST_CACHE_DIR or ~/.cache/stablecost)")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds {args.rounds}: must be at least 1")
     if not args.min_us >= 0:
         parser.error(f"--min-us {args.min_us}: must be >= 0")
     rule = Rule(args.min_us * 1e-6, args.weight, args.rounds)
-    from stablecost.userdirs import cache_dir
-
-    cache = Path(args.cache) if args.cache else cache_dir()
-    steps = load_steps(cache / "benchmarks" if cache is not None and not args.cache
-                       else cache)
+    steps = load_steps()
     gpus = list(GPUS)
     print(f"An in-step corrector for XLA:GPU, {today()}, commit {commit()}: "
           f"benchmarks/gpu_in_step.py --rounds {args.rounds} --min-us {args.min_us:g} "
