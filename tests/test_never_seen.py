@@ -58,7 +58,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_14")         # judged fc434d3 on the Intel machine
     assert spent("never_seen_15")         # judged c8a0bf9 on the Intel machine
     assert spent("never_seen_16")         # judged bf1d4cb on the Intel machine
-    assert not spent("never_seen_17")
+    assert spent("never_seen_17")         # judged 8d99e0b on the Intel machine
     assert not spent("never_seen_99")
 
 
