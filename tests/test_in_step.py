@@ -20,10 +20,14 @@ from stablecost.models.in_step import (
     BASES,
     INPUTS,
     LARGE_KERNEL_BYTES,
+    OFFSET_CLASSES,
+    OFFSET_SHRINK,
     InStepCorrector,
+    class_offsets,
     corrector_inputs,
     fit_corrector,
     in_step_base,
+    offset_classes,
 )
 from stablecost.models.step_calibration import StepCalibration
 from stablecost.train.in_step import Profiled, training_arrays
@@ -89,7 +93,11 @@ def test_a_corrector_round_trips_and_a_damaged_one_is_refused(tmp_path):
                           ({**meta, "calibration": {**meta["calibration"], "scale": [1.0]}},
                            "2 scales"),
                           ({**meta, "calibration": {**meta["calibration"],
-                                                    "floor_s": "fast"}}, "damaged")):
+                                                    "floor_s": "fast"}}, "damaged"),
+                          ({**meta, "class_offsets": {"loop:gather": float("nan")}},
+                           "class_offsets must map"),
+                          ({**meta, "class_offsets": {"loop:warp": 0.1}},
+                           "class_offsets must map")):
         (path / "meta.json").write_text(json.dumps(broken))
         write_manifest(path)
         with pytest.raises(ModelError, match=match):
@@ -230,3 +238,56 @@ def test_the_floors_under_the_kernel_models_answer():
     assert {"" if c == NO_FLOOR else c for c in FLOOR_CHOICES} == set(BASES)
     with pytest.raises(ModelError, match="does not know"):
         _ = InStepCorrector(booster=None, meta={"base": "something else"}).floor
+
+
+def _kernel_row(kind: str, *opcodes: str) -> np.ndarray:
+    row = np.zeros(len(INPUTS))
+    row[INPUTS.index(f"kind_{kind}")] = 1.0
+    for opcode in opcodes:
+        row[INPUTS.index(f"op_{opcode}")] = 1.0
+    return row
+
+
+def test_a_kernel_falls_in_the_class_of_its_kind_and_first_marker_opcode():
+    rows = np.stack([_kernel_row("loop", "add", "concatenate", "gather"),  # gather first
+                     _kernel_row("standalone", "sort"),
+                     _kernel_row("matmul", "dot_general", "add"),          # no marker
+                     _kernel_row("reduction", "reduce", "transpose")])
+    names = [OFFSET_CLASSES[c] for c in offset_classes(rows)]
+    assert names == ["loop:gather", "standalone:sort", "matmul:", "reduction:transpose"]
+
+
+def test_class_offsets_are_weighted_mean_residuals_shrunk_toward_zero():
+    rows = np.stack([_kernel_row("standalone", "sort")] * 2 + [_kernel_row("loop", "add")])
+    residual = np.array([1.0, 0.5, -0.3])
+    weight = np.array([1.0, 3.0, 2.0])
+    offsets = class_offsets(rows, residual, weight)
+    # standalone classes with rows only: fused loops get no offset
+    assert set(offsets) == {"standalone:sort"}
+    # sorts: (1 * 1.0 + 3 * 0.5) / (1 + 3 + OFFSET_SHRINK) = 2.5 / 6 with a shrink of 2
+    assert offsets["standalone:sort"] == pytest.approx(2.5 / (4.0 + OFFSET_SHRINK))
+
+
+def test_the_trees_residual_on_a_class_becomes_its_offset():
+    """Trees fitted where sorts, a sliver of the weight, take e^1.5 their base and every
+    other kernel e^0: the trees barely see the sorts, the offset moves them up."""
+    rng = np.random.default_rng(3)
+    others = np.tile(_kernel_row("loop", "add"), (2000, 1))
+    others[:, len(FEATURES)] = rng.uniform(0, 8, 2000)        # predicted µs, log2
+    sorts = np.tile(_kernel_row("standalone", "sort"), (40, 1))
+    sorts[:, len(FEATURES)] = rng.uniform(0, 8, 40)
+    inputs = np.concatenate([others, sorts])
+    ratio = np.concatenate([np.zeros(2000), np.full(40, 1.5)])
+    weight = np.concatenate([np.ones(2000), np.full(40, 0.2)])   # 8 programs' worth
+    corrector = fit_corrector(inputs, ratio, weight, rounds=30, threads=1)
+    trees = corrector.log_ratio(sorts, offsets=False)
+    with_offsets = corrector.log_ratio(sorts)
+    offset = corrector.meta["class_offsets"]["standalone:sort"]
+    assert offset > 0.5
+    np.testing.assert_allclose(with_offsets - trees, offset)
+    assert abs(float(np.mean(with_offsets)) - 1.5) < abs(float(np.mean(trees)) - 1.5)
+    # a corrector saved before the offsets existed answers with its trees alone
+    bare = InStepCorrector(corrector.booster, {k: v for k, v in corrector.meta.items()
+                                               if k != "class_offsets"})
+    np.testing.assert_allclose(bare.log_ratio(sorts), trees)
+    assert bare.digest != corrector.digest
