@@ -59,7 +59,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_15")         # judged c8a0bf9 on the Intel machine
     assert spent("never_seen_16")         # judged bf1d4cb on the Intel machine
     assert spent("never_seen_17")         # judged 8d99e0b on the Intel machine
-    assert not spent("never_seen_18")
+    assert spent("never_seen_18")         # judged 844a015 on the Intel machine
     assert not spent("never_seen_99")
 
 
