@@ -28,7 +28,7 @@ figures do not depend on the load of the machine that runs it.
   calibration and fingerprint, so the bundle's default for other machines applies, no
   adaptation of the machine running this). About 1 minute per set. Every stored set has
   been looked at since its first run (RESULTS.md has the first runs), and the bundle's
-  in-step corrector learned from the profiles of those up to never-seen-6
+  in-step corrector learned from the profiles of those up to never-seen-16
   (`benchmarks/set_programs.py`): these figures are not a blind judgement; a new set
   judges a model once, with `fresh_programs.py --set`.
 
