@@ -296,6 +296,20 @@ def test_transposed_convolution_samples_price_the_dilated_input():
     assert conv.attributes["lhs_dilation"] == [2, 2]
 
 
+def test_argsort_samples_sort_their_keys_with_i32_positions():
+    """The argsort variant is the sort programs run most: f32 or i32 keys carrying their
+    i32 positions, one stable sort along the last axis."""
+    spec = next(s for s in (kernels.kernel_spec(i, 0, ("sort",)) for i in range(200))
+                if s.variant == "argsort")
+    p = spec.params
+    fn, specs = kernels.build("sort", "argsort", p)
+    analysis = stablecost.analyze(stablecost.load_program(collect.lower(fn, specs).as_text()))
+    [sort] = [op for op in analysis.program.ops if op.opcode == "sort"]
+    assert [t.dtype for t in sort.operands] == [p["dtype"], "i32"]
+    assert sort.operands[0].shape == (p["rows"], p["length"])
+    assert sort.attributes["dimension"] == 1 and sort.attributes["is_stable"]
+
+
 def test_dot_sample_flops_match_its_parameters():
     spec = next(s for s in (kernels.kernel_spec(i, 5, ("dot_general",)) for i in range(50))
                 if s.variant == "batched")
