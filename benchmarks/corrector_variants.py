@@ -1,7 +1,8 @@
 """Leave one family out with the in-step corrector's target changed: a what-if harness.
 
     .venv/bin/python benchmarks/corrector_variants.py [--upper-dot 1.0] [--upper-other 1.0]
-        [--upper-loop U] [--objective squarederror|gamma] -- [leave_one_family_out.py arguments]
+        [--upper-loop U] [--objective squarederror|gamma] [--in-step-weight 0.5]
+        -- [leave_one_family_out.py arguments]
 
 Runs `leave_one_family_out.py` unchanged except for the corrector each fold refits
 (`models.in_step`):
@@ -13,7 +14,11 @@ Runs `leave_one_family_out.py` unchanged except for the corrector each fold refi
 - `--objective gamma`: trees fitted to the ratio itself under XGBoost's gamma deviance
   (log link), so that they predict the log of the mean ratio rather than the mean log
   ratio; a sum of kernels is a sum of means, and a log-space fit sits below the mean by
-  about half the residual variance.
+  about half the residual variance;
+- `--in-step-weight`: the share of each kernel's weight taken by its in-step time (the
+  rest by the time the trees correct; `train.in_step.IN_STEP_SHARE`, the bundle's 0.5).
+
+Each variant keeps the bundle's class offsets for standalone kernels (`models.in_step`).
 
 Nothing the bundle ships changes; the figures it prints are those of
 `leave_one_family_out.py` for the variant. The results are in benchmarks/RESULTS.md
@@ -33,12 +38,14 @@ HERE = Path(__file__).resolve().parent
 
 
 def patch(upper_dot: float, upper_other: float, objective: str,
-          upper_loop: float | None = None) -> None:
+          upper_loop: float | None = None, in_step_weight: float = 0.5) -> None:
     """Replace the corrector's fit and answer for this process (see the docstring)."""
     import stablecost.models.in_step as in_step
     import stablecost.train.in_step as train_in_step
     from stablecost.models.features import FEATURES
     from stablecost.models.step_calibration import kernel_groups
+
+    train_in_step.IN_STEP_SHARE = in_step_weight
 
     n = len(FEATURES)
     low = in_step.LOG_RATIO_RANGE[0]
@@ -62,15 +69,21 @@ def patch(upper_dot: float, upper_other: float, objective: str,
         booster = xgb.train(params, xgb.DMatrix(np.asarray(inputs, dtype=np.float32), label,
                                                 weight=weight), rounds)
         booster.set_param({"nthread": 1})
-        return in_step.InStepCorrector(booster, {**(meta or {}), "rows": int(len(inputs)),
-                                                 "base": in_step.BASES[floor]})
+        trees = in_step.InStepCorrector(booster)
+        residual = target - trees.log_ratio(inputs, offsets=False)
+        return in_step.InStepCorrector(booster, {
+            **(meta or {}), "rows": int(len(inputs)), "base": in_step.BASES[floor],
+            "class_offsets": in_step.class_offsets(inputs, residual, np.asarray(weight))})
 
-    def log_ratio(self, inputs):
+    def log_ratio(self, inputs, *, offsets=True):
         import xgboost as xgb
 
-        raw = self.booster.predict(xgb.DMatrix(np.asarray(inputs, dtype=np.float32)),
-                                   output_margin=True)
-        return np.clip(np.asarray(raw, dtype=np.float64), low, upper(inputs))
+        inputs = np.asarray(inputs)
+        raw = np.asarray(self.booster.predict(xgb.DMatrix(inputs.astype(np.float32)),
+                                              output_margin=True), dtype=np.float64)
+        if offsets and len(inputs):
+            raw = raw + self._offsets[in_step.offset_classes(inputs)]
+        return np.clip(raw, low, upper(inputs))
 
     in_step.fit_corrector = fit
     train_in_step.fit_corrector = fit
@@ -84,6 +97,9 @@ def main() -> None:
     parser.add_argument("--upper-loop", type=float, default=None)
     parser.add_argument("--objective", choices=("squarederror", "gamma"),
                         default="squarederror")
+    parser.add_argument("--in-step-weight", type=float, default=0.5,
+                        help="share of each kernel's weight taken by its in-step time, "
+                             "the rest by its priced time (the bundle's: 0.5)")
     args, rest = parser.parse_known_args()
     if rest and rest[0] == "--":
         rest = rest[1:]
@@ -92,7 +108,10 @@ def main() -> None:
     if min(uppers) <= 0:
         raise SystemExit(f"--upper-dot/--upper-other/--upper-loop {uppers}: the clips "
                          "must be above 0 (log ratios)")
-    patch(args.upper_dot, args.upper_other, args.objective, args.upper_loop)
+    if not 0.0 <= args.in_step_weight <= 1.0:
+        raise SystemExit(f"--in-step-weight {args.in_step_weight}: a share, from 0 to 1")
+    patch(args.upper_dot, args.upper_other, args.objective, args.upper_loop,
+          args.in_step_weight)
     sys.path.insert(0, str(HERE))
     sys.argv = [str(HERE / "leave_one_family_out.py"), *rest]
     runpy.run_path(str(HERE / "leave_one_family_out.py"), run_name="__main__")

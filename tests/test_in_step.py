@@ -171,6 +171,23 @@ def test_the_corrector_learns_from_timed_covered_kernels_outside_the_test_split(
     assert list(family) == ["b", "c"]
 
 
+def test_each_kernel_weighs_its_share_of_its_step_by_in_step_and_priced_time(monkeypatch):
+    import stablecost.train.in_step as train_in_step
+
+    # one program of two kernels, priced 1:3 and taking 3:1 inside the step
+    X = _rows(programs=1, kernels=2)
+    samples = pd.DataFrame({"family": ["a"], "split": ["train"], "median_s": [1.0],
+                            "sample_id": ["p0"]})
+    priced = np.array([1e-5, 3e-5])
+    rows = PricedRows(X, priced, np.ones(2), np.zeros(2, dtype=int), priced,
+                      np.zeros(2, dtype=bool), samples)
+    part = Profiled("d", rows, np.array([3e-5, 1e-5]))
+    for share, expected in ((1.0, [0.75, 0.25]), (0.0, [0.25, 0.75]), (0.5, [0.5, 0.5])):
+        monkeypatch.setattr(train_in_step, "IN_STEP_SHARE", share)
+        _, _, weight, _ = training_arrays([part])
+        np.testing.assert_allclose(weight, expected)
+
+
 def test_the_calibration_fit_leaves_out_programs_the_roofline_prices_mostly():
     rng = np.random.default_rng(0)
     n = 40

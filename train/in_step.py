@@ -48,6 +48,11 @@ FOLDS = 5
 # floor under large kernels"); the floor on every non-dot kernel ("roofline") had failed
 # a blind set on small kernels run thousands of times
 DEFAULT_FLOOR = "large"
+# a kernel row's weight is its share of its step: this much of it by its in-step time,
+# the rest by the time the trees correct. All of it by in-step time (the kernels a step
+# spends its time in) held out by family on the Intel machine: 29.7 % against 29.6 %
+# (benchmarks/corrector_variants.py --in-step-weight 1, benchmarks/RESULTS.md)
+IN_STEP_SHARE = 0.5
 
 
 @dataclass
@@ -143,11 +148,13 @@ def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] =
         base = in_step_base(r.X, r.predicted_s, floor, r.count)
         timed = np.isfinite(part.in_step_s) & ~r.outside
         in_step = np.where(timed, part.in_step_s, 0.0)
-        # each kernel's share of its step, half by in-step time, half by its base
+        # each kernel's share of its step, IN_STEP_SHARE of it by in-step time, the rest
+        # by its base
         step_in = np.bincount(r.sample, r.count * in_step, minlength=n)
         step_pred = np.bincount(r.sample, r.count * base * timed, minlength=n)
-        share = 0.5 * (r.count * in_step / np.maximum(step_in[r.sample], 1e-30)
-                       + r.count * base / np.maximum(step_pred[r.sample], 1e-30))
+        share = (IN_STEP_SHARE * r.count * in_step / np.maximum(step_in[r.sample], 1e-30)
+                 + (1.0 - IN_STEP_SHARE) * r.count * base
+                 / np.maximum(step_pred[r.sample], 1e-30))
         # the context over the covered kernels only, as `predict_kernels` corrects them
         covered = ~r.outside
         x = corrector_inputs(r.X[covered], base[covered], r.count[covered],
