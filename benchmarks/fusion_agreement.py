@@ -16,6 +16,10 @@ through the MLIR bindings).
 XLA:CPU is the only XLA at hand: it does no multi-output fusion, so the multi-output
 rows measure how far the GPU/TPU kernels are from XLA:CPU's, not their agreement with
 XLA:GPU (whose optimised HLO needs a GPU to dump).
+
+A last table sets the bytes our kernels move at their boundaries (`analyze`'s, and
+featurizer version 6's, which let a dot fuse into a consumer larger than its result)
+beside XLA's `cost_analysis()["bytes accessed"]` of the compiled program.
 """
 
 from __future__ import annotations
@@ -106,13 +110,12 @@ def xla_kernels(hlo_text: str) -> list[set[str]]:
     return kernels
 
 
-def our_kernels(analysis, matmul_epilogue: bool = True,
-                multi_output: bool = False) -> list[set[str]]:
+def our_kernels(analysis, **rule: bool) -> list[set[str]]:
+    """Our kernels as sets of op keys; `rule`: `fuse`'s keyword options."""
     from stablecost.featurize.fusion import FREE, fuse, fusion_class
 
     ops = analysis.program.ops
-    kernels = fuse(analysis.program, analysis.costs, matmul_epilogue=matmul_epilogue,
-                   multi_output=multi_output)
+    kernels = fuse(analysis.program, analysis.costs, **rule)
     # metadata ops (reshape, constant, ...) do no work in any kernel: which one they
     # are attributed to is not a fusion decision, so they are left out of the pairs
     return [{_key(ops[i].location) for i in k.ops if fusion_class(ops[i].opcode) != FREE}
@@ -144,13 +147,12 @@ def pair_agreement(ours: list[set[str]], xla: list[set[str]]) -> tuple[int, int,
     return both, together_ours, together_xla
 
 
-def compare(name: str, lowered, matmul_epilogue: bool = True,
-            multi_output: bool = False) -> dict:
+def compare(name: str, lowered, **rule: bool) -> dict:
     import stablecost
 
     analysis = stablecost.analyze(stablecost.load_program(lowered))
     xla = xla_kernels(lowered.compile().as_text())
-    ours = our_kernels(analysis, matmul_epilogue, multi_output)
+    ours = our_kernels(analysis, **rule)
     both, n_ours, n_xla = pair_agreement(ours, xla)
     return {"program": name, "ours": len(ours), "xla": len(xla), "both": both,
             "pairs_ours": n_ours, "pairs_xla": n_xla,
@@ -169,7 +171,25 @@ def programs():
     out.update({name: build() for name, build in EXAMPLES.items()})
     out["dropout"] = jax.jit(_dropout).lower(jax.numpy.ones((256, 1024)),
                                              jax.numpy.zeros((2,), jax.numpy.uint32))
+    out.update(_zoo())
     return out
+
+
+def _zoo() -> dict:
+    """Two zoo training steps whose dots feed consumers larger than their results: the
+    attention's q/k/v gradients concatenated, each expert's weight gradient padded into
+    the stack of experts' weights and summed."""
+    from stablecost.datasets.collect import lower
+    from stablecost.datasets.zoo.sweep import build_program
+
+    steps = {"zoo transformer_train d128-l1-t64": {
+                 "family": "transformer_train", "d_model": 128, "layers": 1, "seq": 64,
+                 "heads": 2, "vocab": 2048, "batch": 8, "dtype": "f32"},
+             "zoo moe d128-e4": {"family": "moe", "d_model": 128, "experts": 4,
+                                 "batch": 256, "dtype": "f32"},
+             "zoo moe d512-e16": {"family": "moe", "d_model": 512, "experts": 16,
+                                  "batch": 1024, "dtype": "f32"}}
+    return {name: lower(*build_program(params)) for name, params in steps.items()}
 
 
 def _dropout(x, key_data):
@@ -183,13 +203,34 @@ def _dropout(x, key_data):
 
 def main() -> None:
     progs = programs()
-    modes = (("dot/convolution epilogue fused (analyze's kernels)", True, False),
-             ("epilogue fused + multi-output fusion (GPU/TPU predictions)", True, True),
-             ("epilogue not fused (XLA:CPU-style)", False, False))
-    for title, epilogue, multi_output in modes:
+    modes = (("dot/convolution epilogue fused (analyze's kernels)", {}),
+             ("epilogue fused + multi-output fusion (GPU/TPU predictions)",
+              {"multi_output": True}),
+             ("epilogue not fused (XLA:CPU-style)", {"matmul_epilogue": False}),
+             ("epilogue fused into widening consumers too (featurizer 6)",
+              {"widening_epilogue": True}))
+    for title, rule in modes:
         print(f"\n## {title}")
-        table([compare(name, lowered, epilogue, multi_output)
-               for name, lowered in progs.items()])
+        table([compare(name, lowered, **rule) for name, lowered in progs.items()])
+    print("\n## bytes at kernel boundaries, MB per step")
+    print(f"{'program':36s} {'ours':>9s} {'fv6 rule':>9s} {'XLA':>9s} {'ours/XLA':>9s} "
+          f"{'fv6/XLA':>8s}")
+    for name, lowered in progs.items():
+        ours, fv6, xla = boundary_bytes(lowered)
+        print(f"{name:36s} {ours / 1e6:9.2f} {fv6 / 1e6:9.2f} {xla / 1e6:9.2f} "
+              f"{ours / xla:9.2f} {fv6 / xla:8.2f}")
+
+
+def boundary_bytes(lowered) -> tuple[float, float, float]:
+    """(our kernels' boundary bytes, the same under featurizer 6's rule, XLA's bytes
+    accessed) of one step."""
+    import stablecost
+    from stablecost.featurize.fusion import fuse
+
+    analysis = stablecost.analyze(stablecost.load_program(lowered))
+    fv6 = fuse(analysis.program, analysis.costs, widening_epilogue=True)
+    return (analysis.fused_bytes_accessed, sum(k.bytes_accessed * k.count for k in fv6),
+            float(lowered.compile().cost_analysis()["bytes accessed"]))
 
 
 def table(rows: list[dict]) -> None:

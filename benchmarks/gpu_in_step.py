@@ -37,10 +37,12 @@ APE of kernels of 10 µs or more. Needs no GPU; about 20 s.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 from _common import commit, today
@@ -107,13 +109,18 @@ def _inputs(kernels, program, hw, price_s, roofline_s, counts) -> np.ndarray:
 
 
 def price_step(gpu: str, name: str, kind: str, family: str, text: str, measured_s: float,
-               seconds: dict[int, float]) -> Step | None:
+               profiled: Callable[[Any], dict[int, float] | None]) -> Step | None:
+    """The step priced both ways, with its kernels' profiled seconds by index
+    (`profiled(analysis)`); None when it has none or no kernel is priced."""
     import stablecost
     from stablecost.featurize.analysis import analyze, for_chip_kind
     from stablecost.hardware.catalog import get_hardware
 
     hw = get_hardware(gpu)
     analysis = for_chip_kind(analyze(text), "gpu")
+    seconds = profiled(analysis)
+    if seconds is None:
+        return None
     learned = stablecost.predict(text, gpu, fidelity="learned")
     roofline = stablecost.predict(text, gpu, fidelity="roofline")
     chosen = [i for i, k in enumerate(analysis.kernels) if k.kind != "collective" and k.priced]
@@ -145,15 +152,16 @@ def load_steps() -> list[Step]:
         profiles = frame[frame["kind"] == "profile"]
         done = 0
         for row in profiles.itertuples(index=False):
-            seconds = kernel_seconds(row.kernel_times, kernels="multi-output")
             sample = json.loads(row.params)["program"]
-            if seconds is None or sample not in programs.index:
+            if not row.kernel_times or sample not in programs.index:
                 continue
             program = programs.loc[sample]
             tier = json.loads(program["params"]).get("tier", "zoo")
             step = price_step(gpu, sample, "large" if tier == "large" else "zoo",
                               str(program["family"]), str(program["stablehlo"]),
-                              float(program["median_s"]), seconds)
+                              float(program["median_s"]),
+                              functools.partial(kernel_seconds, row.kernel_times,
+                                                "multi-output"))
             if step is not None:
                 out.append(step)
                 done += 1
@@ -167,7 +175,8 @@ def load_steps() -> list[Step]:
             if sum(seconds.values()) < 0.8 * profile["busy_s"]:
                 continue
             step = price_step(gpu, name, "example", name.split("-")[0].rstrip("0123456789"),
-                              text, float(row["step"]["median_s"]), seconds)
+                              text, float(row["step"]["median_s"]),
+                              lambda _, seconds=seconds: seconds)
             if step is not None:
                 out.append(step)
                 done += 1

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from stablecost.datasets.outlined import FAMILY
-    from stablecost.datasets.profiles import KIND, kernel_seconds
+    from stablecost.datasets.profiles import KIND, kernel_seconds, newest_first
     from stablecost.errors import DatasetError
     from stablecost.featurize.outline import outline
     from stablecost.models.features import FEATURES
@@ -89,16 +89,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(outlined)} outlined kernels; featurized in {time.perf_counter() - start:.0f} s")
 
     # in-step seconds per execution of every featurized kernel row (NaN: not profiled)
+    stored: dict[str, list] = {}   # a program profiled again keeps both rows
+    for profile in profiles.itertuples(index=False):
+        if profile.kernel_times:
+            stored.setdefault(json.loads(profile.params)["program"], []).append(profile)
     by_program = {}
-    for row in profiles.itertuples(index=False):
-        seconds = kernel_seconds(row.kernel_times)
-        if seconds is not None:
-            by_program[json.loads(row.params)["program"]] = (seconds, row.median_s,
-                                                             json.loads(row.kernel_times))
     in_step, counts = [], []
     for row, analysis in zip(fp.samples.itertuples(index=False), analyses):
         priced = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
-        seconds = by_program.get(row.sample_id, (None,))[0]
+        seconds = None
+        for profile in newest_first(stored.get(row.sample_id, []),
+                                    lambda p: p.kernel_times):
+            seconds = kernel_seconds(profile.kernel_times, analysis=analysis)
+            if seconds is not None:
+                by_program[row.sample_id] = (seconds, profile.median_s,
+                                             json.loads(profile.kernel_times))
+                break
         in_step += [seconds.get(k.index, np.nan) / max(k.count, 1) if seconds else np.nan
                     for k in priced]
         counts += [k.count for k in priced]

@@ -238,9 +238,11 @@ def collect(kind: str, out: str | Path, *, budget_minutes: float | None = None,
         timing: Measure
         samples: Iterable[Sample]
         if kind == "profile":
-            from .profiles import measure_profile, profile_samples
+            from .profiles import measure_profile, profile_samples, stored_profiles
 
-            samples, timing = profile_samples(from_programs, chosen, rows=rows), measure_profile
+            samples = profile_samples(from_programs, chosen, rows=rows,
+                                      stored=lambda: stored_profiles(writer.path))
+            timing = measure_profile
         else:
             # a kernel the dataset holds is not timed again, even when it is now first met
             # in another program (the programs under the path grew): the generator reads

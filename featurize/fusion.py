@@ -9,7 +9,11 @@ The rules follow XLA's producer-consumer fusion, visiting ops from outputs to in
 - cheap producers (broadcast, iota, convert, ...) used by several kernels are
   duplicated into each, as XLA does, instead of becoming a kernel of their own;
 - dot_general and convolution fuse with a loop kernel that consumes them
-  (the elementwise epilogue: bias, activation, scaling);
+  (the elementwise epilogue: bias, activation, scaling) when that kernel writes no
+  more elements than the dot's result: an epilogue maps the GEMM's output tile by
+  tile, so a consumer that pads, broadcasts or concatenates the result into a larger
+  value (a weight gradient padded into a stack of experts' weights and summed) stays
+  a kernel of its own reading the dot's result once, as in XLA:CPU's optimized HLO;
 - reductions are kernel roots: loop producers fuse into them, they do not fuse into
   their consumers;
 - collectives, sort, scatter, custom calls, FFTs, ... are kernels of their own;
@@ -47,7 +51,7 @@ from .costs import (
     OpCost,
 )
 from .multi_output import multi_output_fusion
-from .program import Program
+from .program import Op, Program
 
 LOOP, REDUCTION, MATMUL, STANDALONE, COLLECTIVE, FREE = (
     "loop", "reduction", "matmul", "standalone", "collective", "free")
@@ -116,14 +120,16 @@ class Kernel:
 
 def fuse(program: Program, costs: list[OpCost | None],
          matmul_epilogue: bool = True, multi_output: bool = False,
-         xla_gpu: bool = False) -> list[Kernel]:
+         xla_gpu: bool = False, widening_epilogue: bool = False) -> list[Kernel]:
     """Kernels of `program` in program order, with boundary bytes and FLOPs.
 
     `matmul_epilogue=False` keeps dot/convolution kernels alone, as XLA:CPU does;
     `xla_gpu=True` applies XLA:GPU's recompute, bare-convolution and GEMM-layout rules
     (the module docstring); `multi_output=True` then merges sibling kernels and
     producers into consumers as XLA:GPU's multi-output fusion does
-    (`featurize.multi_output`; XLA:CPU does not).
+    (`featurize.multi_output`; XLA:CPU does not). `widening_epilogue=True` lets a dot
+    fuse into a consumer that writes more than the dot's result, as featurizer version 6
+    did (`datasets.profile_migration` maps that version's kernels to these).
     """
     ops = program.ops
     n = len(ops)
@@ -198,7 +204,9 @@ def fuse(program: Program, costs: list[OpCost | None],
                 groups[i].append(k)
                 continue
             if cls == MATMUL and kinds[k] == LOOP and matmul_epilogue and not (
-                    xla_gpu and ops[i].opcode in _CONVOLUTIONS):
+                    xla_gpu and ops[i].opcode in _CONVOLUTIONS) and (
+                    widening_epilogue or _written_elements(ops[members[k][0]])
+                    <= _written_elements(ops[i])):
                 kinds[k] = MATMUL
                 members[k].insert(0, i)
                 groups[i].append(k)
@@ -221,6 +229,10 @@ def fuse(program: Program, costs: list[OpCost | None],
     for position, kernel in enumerate(kernels):
         kernel.index = position
     return kernels
+
+
+def _written_elements(op: Op) -> int:
+    return sum(t.num_elements for t in op.results)
 
 
 def _of_a_dot(program: Program, op_index: int) -> bool:

@@ -14,7 +14,10 @@ from typing import Any, Mapping
 
 from ..dtypes import bits_per_element
 
-FEATURIZER_VERSION = "6"
+# 7: a dot no longer fuses into a consumer that writes more than its result
+# (`featurize.fusion`); a step profile of version 6 is mapped onto these kernels by
+# `datasets.profiles.kernel_seconds`.
+FEATURIZER_VERSION = "7"
 # The block of the step's own ops (the entry function's body, calls inlined into it):
 # the first block the walk numbers; loop bodies and branches get later numbers.
 STEP_BLOCK = 1

@@ -83,3 +83,40 @@ def test_fusion_agreement_matches_ops_by_name_and_source_position():
     r = compare("attention_train", jax.jit(fn).lower(*args), matmul_epilogue=False)
     assert r["pairs_xla"] >= 10, r
     assert r["precision"] >= 0.9, r
+
+
+def _stacked_expert_gradient():
+    """The gradient of eight experts' weights, static slices of one stacked array:
+    each expert's weight gradient is padded to the whole stack and summed."""
+    import jax.numpy as jnp
+
+    def loss(w, x):
+        return sum(jnp.sum(jnp.tanh(x @ w[e])) for e in range(8))
+
+    w, x = jnp.ones((8, 128, 128)), jnp.ones((64, 128))
+    return jax.jit(jax.grad(loss)).lower(w, x)
+
+
+def test_a_dot_does_not_fuse_into_a_consumer_larger_than_its_result():
+    # An epilogue maps the GEMM's output: a pad of the 128x128 weight gradient into the
+    # 8x128x128 stack (and the add of the other experts' padded gradients) is a loop
+    # kernel of its own, as in XLA:CPU's optimized HLO. Fused, every expert's kernel
+    # read and wrote the whole stack: 3.5x XLA's bytes on the zoo's MoE.
+    lowered = _stacked_expert_gradient()
+    a = stablecost.analyze(lowered.as_text())
+    ops = a.program.ops
+    weight_grads = [k for k in a.kernels if any(
+        ops[i].opcode == "dot_general" and ops[i].results[0].shape == (128, 128)
+        for i in k.ops)]
+    assert len(weight_grads) == 8
+    assert all(ops[i].opcode not in ("pad", "add") for k in weight_grads for i in k.ops)
+    xla_bytes = lowered.compile().cost_analysis()["bytes accessed"]
+    assert 0.7 <= a.fused_bytes_accessed / xla_bytes <= 1.3, (a.fused_bytes_accessed,
+                                                               xla_bytes)
+    # featurizer version 6's rule, which step profiles of that version index
+    from stablecost.featurize.fusion import fuse
+
+    old = fuse(a.program, a.costs, widening_epilogue=True)
+    assert sum(1 for k in old if any(ops[i].opcode == "pad" for i in k.ops)
+               and k.kind == "matmul") >= 2
+    assert sum(k.bytes_accessed * k.count for k in old) > 1.5 * xla_bytes

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from stablecost.featurize.step_profile import (
+    SPLIT,
     exclusive_seconds,
     label_ops,
     profile_step,
@@ -248,3 +249,73 @@ def test_labels_read_from_an_optimized_hlo_text_are_the_modules():
     assert thunk_labels(module.to_string()) == (labels, containers)
     assert containers and any(labels.values())
     assert compute_thunks(module.to_string(), labels) == compute_thunks(module, labels)
+
+
+def test_a_profile_of_the_previous_featurizer_is_mapped_kernel_by_kernel():
+    # Featurizer 6 fused each expert's weight-gradient dot with the pad into the stack
+    # of experts' weights; its profiles index those kernels. Read with the program's
+    # analysis, a kernel made of the same ops keeps its time; the dots and their
+    # consumer, grouped otherwise now, have none. Without the analysis, or from a
+    # version no rule reproduces, the profile is not read.
+    import json
+    import sys
+    from pathlib import Path
+
+    import stablecost
+    from stablecost.datasets.profiles import kernel_seconds
+    from stablecost.featurize.fusion import fuse
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_fusion import _stacked_expert_gradient
+
+    a = stablecost.analyze(_stacked_expert_gradient().as_text())
+    old = fuse(a.program, a.costs, widening_epilogue=True)
+    stored = {"featurizer_version": "6", "split": SPLIT,
+              "kernel_s": {str(k.index): 1e-3 * (k.index + 1) for k in old}}
+    seconds = kernel_seconds(json.dumps(stored), analysis=a)
+    old_by_ops = {frozenset(k.ops): k.index for k in old}
+    same = [k for k in a.kernels if frozenset(k.ops) in old_by_ops]
+    assert 0 < len(same) < len(a.kernels)
+    assert seconds == {k.index: 1e-3 * (old_by_ops[frozenset(k.ops)] + 1) for k in same}
+    assert kernel_seconds(json.dumps(stored)) is None
+    assert kernel_seconds(json.dumps(stored | {"featurizer_version": "5"}), analysis=a) is None
+
+
+def test_collect_profiles_profiles_again_what_an_older_featurizer_does_not_cover():
+    # A stored profile of version 6 that covers every kernel of this version (its
+    # kernels map one to one) keeps its sample: the program is skipped. One whose
+    # kernels are grouped otherwise now gets a sample naming this version, a new
+    # sample id, and is profiled again; readers then take the newer row first.
+    import json
+    import sys
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import stablecost
+    from stablecost.datasets.profiles import newest_first, profile_samples
+    from stablecost.featurize.fusion import fuse
+    from stablecost.featurize.program import FEATURIZER_VERSION
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_fusion import _stacked_expert_gradient
+
+    experts = _stacked_expert_gradient().as_text()
+    plain = jax.jit(lambda x: jnp.tanh(x @ x)).lower(jnp.ones((64, 64))).as_text()
+
+    def v6_profile(text):
+        a = stablecost.analyze(text)
+        old = fuse(a.program, a.costs, widening_epilogue=True)
+        return json.dumps({"featurizer_version": "6", "split": SPLIT,
+                           "kernel_s": {str(k.index): 1e-3 for k in old}})
+
+    rows = [SimpleNamespace(params="{}", sample_id=name, family="f", variant="v",
+                            dtype="f32", group_id=name, stablehlo=text)
+            for name, text in (("experts", experts), ("plain", plain), ("new", plain))]
+    stored = {"experts": [v6_profile(experts)], "plain": [v6_profile(plain)]}
+    samples = {s.params["program"]: s.params
+               for s in profile_samples("unused", None, rows=rows, stored=lambda: stored)}
+    assert samples["experts"].get("featurizer") == FEATURIZER_VERSION
+    assert "featurizer" not in samples["plain"] and "featurizer" not in samples["new"]
+    newer = json.dumps({"featurizer_version": FEATURIZER_VERSION, "split": SPLIT,
+                        "kernel_s": {}})
+    assert newest_first([stored["experts"][0], newer]) == [newer, stored["experts"][0]]

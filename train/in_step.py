@@ -86,27 +86,30 @@ def read_in_step(dataset: Path, samples: Any, analyses: Sequence[Any], *,
                  seed: int = 0) -> np.ndarray | None:
     """Each priced kernel row's in-step seconds per execution (`featurize_rows` order of
     `samples`, whose `analyses` are given; NaN where its program has no usable
-    profile), or None when `dataset` holds no step profiles of this featurizer."""
-    from ..datasets.profiles import KIND, kernel_seconds
+    profile), or None when `dataset` holds no step profiles this featurizer can read
+    (its own version's, or one `kernel_seconds` maps)."""
+    from ..datasets.profiles import KIND, kernel_seconds, newest_first
 
     try:
         profiles = load_frame(dataset, KIND, seed=seed)
     except DatasetError:
         return None
-    by_program: dict[str, dict[int, float]] = {}
+    by_program: dict[str, list[str]] = {}   # a program profiled again keeps both rows
     for row in profiles.itertuples(index=False):
-        seconds = kernel_seconds(row.kernel_times)
-        if seconds is not None:
-            by_program[json.loads(row.params)["program"]] = seconds
-    if not by_program:
-        return None
+        if row.kernel_times:
+            by_program.setdefault(json.loads(row.params)["program"], []).append(
+                row.kernel_times)
     in_step: list[float] = []
+    usable = 0
     for sample_id, analysis in zip(samples["sample_id"], analyses):
-        seconds = by_program.get(sample_id)
+        seconds = next((s for times in newest_first(by_program.get(sample_id, []))
+                        if (s := kernel_seconds(times, analysis=analysis)) is not None),
+                       None)
+        usable += seconds is not None
         kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
         in_step += [seconds.get(k.index, np.nan) / max(k.count, 1.0) if seconds else np.nan
                     for k in kernels]
-    return np.array(in_step)
+    return np.array(in_step) if usable else None
 
 
 def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:

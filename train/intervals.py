@@ -40,8 +40,10 @@ def _log_residuals(frame: Any, models: Any, hw: Any) -> dict[str, list[float]]:
     """log(measured / predicted) of each program row, by what priced its step."""
     out: dict[str, list[float]] = {"step_gnn": [], "kernel_sum": []}
     # the GNN's own errors: a step it prices is blended with the calibration, whose
-    # interval (from held-out families) the predicted interval spans too
-    models = dataclasses.replace(models, calibration=None)
+    # interval (from held-out families) the predicted interval spans too. The steps are
+    # composed as on the bundle's own machine, the only one where the GNN takes part
+    # (elsewhere the in-step corrector composes them: `learned.step_composition`).
+    models = dataclasses.replace(models, calibration=None, corrector=None)
     for text, measured in zip(frame["stablehlo"], frame["median_s"]):
         learned = predict_kernels(
             models, for_chip_kind(analyze(load_program(text)), hw.kind), hw)
