@@ -39,6 +39,9 @@ def main() -> None:
     models = load_models("host-cpu")
     if models is None or models.step is None or models.calibration is None:
         raise SystemExit("needs the host-cpu bundle with a step GNN and a step calibration")
+    # the shipped data is the bundle machine's own: its steps are composed as there,
+    # whatever machine runs this (elsewhere the in-step corrector composes them)
+    models = dataclasses.replace(models, corrector=None)
     gnn_only = dataclasses.replace(models, calibration=None)
     calibration_only = dataclasses.replace(models, step=None)
     measured, shipped, gnn, calibration, roofline, sources = [], [], [], [], [], []
