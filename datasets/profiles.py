@@ -71,9 +71,14 @@ def stored_profiles(dataset: str | Path) -> dict[str, list[str]]:
     if not (Path(dataset) / "dataset.json").exists():
         return {}
     frame = store.read_frame(dataset, columns=["kind", "params", "kernel_times"])
+    return by_program(frame[frame["kind"] == KIND])
+
+
+def by_program(profiles: Any) -> dict[str, list[str]]:
+    """The `kernel_times` of a frame of profile rows, by program, newest featurizer
+    first (a program profiled again keeps both rows)."""
     out: dict[str, list[str]] = {}
-    for params, times in zip(frame.loc[frame["kind"] == KIND, "params"],
-                             frame.loc[frame["kind"] == KIND, "kernel_times"]):
+    for params, times in zip(profiles["params"], profiles["kernel_times"]):
         if times:
             out.setdefault(json.loads(params)["program"], []).append(times)
     return {program: newest_first(times) for program, times in out.items()}

@@ -88,21 +88,17 @@ def read_in_step(dataset: Path, samples: Any, analyses: Sequence[Any], *,
     `samples`, whose `analyses` are given; NaN where its program has no usable
     profile), or None when `dataset` holds no step profiles this featurizer can read
     (its own version's, or one `kernel_seconds` maps)."""
-    from ..datasets.profiles import KIND, kernel_seconds, newest_first
+    from ..datasets.profiles import KIND, by_program, kernel_seconds
 
     try:
         profiles = load_frame(dataset, KIND, seed=seed)
     except DatasetError:
         return None
-    by_program: dict[str, list[str]] = {}   # a program profiled again keeps both rows
-    for row in profiles.itertuples(index=False):
-        if row.kernel_times:
-            by_program.setdefault(json.loads(row.params)["program"], []).append(
-                row.kernel_times)
+    stored = by_program(profiles)
     in_step: list[float] = []
     usable = 0
     for sample_id, analysis in zip(samples["sample_id"], analyses):
-        seconds = next((s for times in newest_first(by_program.get(sample_id, []))
+        seconds = next((s for times in stored.get(sample_id, ())
                         if (s := kernel_seconds(times, analysis=analysis)) is not None),
                        None)
         usable += seconds is not None
