@@ -123,9 +123,10 @@ def load_programs(dataset: Path, hw: Any, models: Any, seed: int) -> Programs:
 
 def repeat_floor_s(dataset: Path, sample_ids: np.ndarray, seed: int) -> np.ndarray | None:
     """Each program's profiled step (median wall time of `collect profiles`, by the
-    program's sample id; NaN where it has none), or None without profiles. Profiles of
-    the current split rule are read (the latest collection); a dataset without any
-    reads the others (the wall time does not depend on the rule)."""
+    program's sample id; NaN where it has none), or None without profiles. A program
+    profiled under the current split rule takes that profile (the latest collection),
+    one profiled only under an older rule its latest (the wall time does not depend on
+    the rule)."""
     import json
 
     from stablecost.datasets.profiles import KIND
@@ -138,8 +139,8 @@ def repeat_floor_s(dataset: Path, sample_ids: np.ndarray, seed: int) -> np.ndarr
     except DatasetError:
         return None
     params = [json.loads(p) for p in profiles["params"]]
-    current = [i for i, p in enumerate(params) if p.get("split") == SPLIT]
-    rows = current or list(range(len(params)))
+    # older rules first, so that a program's current-rule profile overrides them
+    rows = sorted(range(len(params)), key=lambda i: params[i].get("split") == SPLIT)
     walls = {params[i]["program"]: float(profiles["median_s"].iloc[i]) for i in rows}
     found = np.array([walls.get(s, np.nan) for s in sample_ids])
     return found if np.isfinite(found).any() else None

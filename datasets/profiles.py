@@ -86,12 +86,17 @@ def by_program(profiles: Any) -> dict[str, list[str]]:
 
 def newest_first(profiles: list[T], times: Callable[[T], str] = str) -> list[T]:
     """Profiles (their `kernel_times`, or rows whose `times(row)` they are), those of
-    this featurizer version first: a program profiled again after a version change
-    keeps its older row too."""
+    this featurizer version first, and among them those of this split rule: a program
+    profiled again after a version or rule change keeps its older row too."""
     from ..featurize.program import FEATURIZER_VERSION
+    from ..featurize.step_profile import SPLIT
 
-    return sorted(profiles, key=lambda p: str(json.loads(times(p)).get("featurizer_version"))
-                  != str(FEATURIZER_VERSION))
+    def older(profile: T) -> tuple[bool, bool]:
+        data = json.loads(times(profile))
+        return (str(data.get("featurizer_version")) != str(FEATURIZER_VERSION),
+                data.get("split") != SPLIT)
+
+    return sorted(profiles, key=older)
 
 
 def covers_every_kernel(kernel_times: str, text: str) -> bool:
@@ -142,26 +147,47 @@ def kernel_seconds(kernel_times: str | None, kernels: str = "analyze",
     """Seconds per step by kernel index of a profile row's `kernel_times`; None when
     the row has none, kernels merged otherwise than `kernels` says
     (`StepProfile.kernels`; a profile without the key split the analysis's own kernels,
-    as the first XLA:GPU profiles did), another rule split the thunks among them, or
-    they index another featurizer's kernels. A profile of a version in
-    `LEGACY_FUSION` is mapped onto this version's kernels when the program's `analysis`
-    (`analyze`'s, of the profiled text) is given: a kernel made of the same ops as one
-    of that version keeps its time, one the versions group differently has none."""
+    as the first XLA:GPU profiles did), a rule no longer read split the thunks among
+    them (`step_profile.READABLE_SPLITS`), or they index another featurizer's kernels.
+    A profile of a version in `LEGACY_FUSION` is mapped onto this version's kernels
+    when the program's `analysis` (`analyze`'s, of the profiled text) is given: a kernel
+    made of the same ops as one of that version keeps its time, one the versions group
+    differently has none. A CPU profile of an older split rule needs the `analysis`
+    too: its kernels holding a convolution XLA:CPU runs densely (a depthwise filter
+    gradient), whose thunks that rule left unmapped, have no time."""
     from ..featurize.program import FEATURIZER_VERSION
-    from ..featurize.step_profile import SPLIT
+    from ..featurize.step_profile import READABLE_SPLITS, SPLIT
 
     if not kernel_times:
         return None
     data = json.loads(kernel_times)
-    if data.get("split") != SPLIT or data.get("kernels", "analyze") != kernels:
+    split = data.get("split")
+    if split not in READABLE_SPLITS or data.get("kernels", "analyze") != kernels:
+        return None
+    if split != SPLIT and kernels == "analyze" and analysis is None:
         return None
     seconds = {int(k): float(v) for k, v in data["kernel_s"].items()}
     version = str(data.get("featurizer_version"))
-    if version == str(FEATURIZER_VERSION):
-        return seconds
-    if version not in LEGACY_FUSION or analysis is None:
-        return None
-    return migrated(seconds, analysis, {**_KERNEL_RULES[kernels], **LEGACY_FUSION[version]})
+    if version != str(FEATURIZER_VERSION):
+        if version not in LEGACY_FUSION or analysis is None:
+            return None
+        seconds = migrated(seconds, analysis,
+                           {**_KERNEL_RULES[kernels], **LEGACY_FUSION[version]})
+    if split != SPLIT and kernels == "analyze":   # XLA:GPU has batch-grouped convolutions
+        dense = set(densely_rewritten(analysis))
+        seconds = {k: v for k, v in seconds.items() if k not in dense}
+    return seconds
+
+
+def densely_rewritten(analysis: Any) -> list[int]:
+    """The indices of `analysis`'s kernels holding a convolution that XLA:CPU rewrites
+    into a dense one (`featurize.conv_lowering.dense_on_cpu_groups`)."""
+    from ..featurize.conv_lowering import dense_on_cpu_groups
+
+    ops = analysis.program.ops
+    return [k.index for k in analysis.kernels
+            if any(ops[i].opcode == "convolution" and dense_on_cpu_groups(ops[i]) > 1
+                   for i in k.ops)]
 
 
 def migrated(seconds: dict[int, float], analysis: Any, legacy: dict[str, bool]

@@ -26,9 +26,15 @@ run instead:
    `SPLIT` version of a stored profile says which rule made it). A convolution or dot
    thunk that names no op (XLA rewrote the op and dropped its metadata, as it does for
    the filter gradient of a transposed convolution) goes to the kernel whose
-   convolution or dot has as many output elements and that no named thunk ran. The
-   other thunks that hold no op of ours (layout copies XLA added) are reported apart,
-   as `unmapped_s`.
+   convolution or dot has as many output elements and that no named thunk ran; a
+   fusion thunk (XLA:CPU's `ynn_fusion`) running such a convolution is that thunk. The
+   filter gradient of a depthwise convolution (batch groups, one per output feature)
+   is rewritten into a dense convolution over every pair of channels, with the group
+   count times its output elements, and is matched so. The other thunks that hold no
+   op of ours (layout copies and converts XLA added) are reported apart, as
+   `unmapped_s`: given to the dots and convolutions they feed, they raised the in-step
+   corrector's price of every convolution and priced the held-out family of 1-D
+   convolutions 45 % over (benchmarks/RESULTS.md).
    Loop and conditional thunks are containers: their bodies' thunks are counted, the
    container itself is not.
 
@@ -62,7 +68,7 @@ LABEL_PREFIX = "sc"
 # thunks that only run other thunks: their bodies' events are the work
 _CONTAINERS = ("while", "conditional", "call")
 # profiler events of XLA:CPU's runtime that are not thunks
-_RUNTIME_EVENTS = ("ThreadpoolListener", "ThunkExecutor")
+_RUNTIME_EVENTS = ("ThreadpoolListener", "ThunkExecutor", "SlinkyThreadPool")
 _END = "end: "
 # XLA:GPU: the `hlo_op` of kernels launched from a command buffer, and the prefix under
 # which `_device_events` passes their own kernel name on
@@ -79,10 +85,14 @@ BALANCE = 20.0
 # memory bound). At BALANCE, an f32 add's 8 bytes weigh about 160 for 0.45 ns, so the
 # 5.2 ns more of a sine weigh about 1,800.
 SLOW_TRANSCENDENTAL = {"sine": 1800.0, "cosine": 1800.0, "tan": 1800.0}
-# which rule split the thunks of a stored profile: "held-ops-2" (above); "held-ops"
-# profiles left XLA's rewritten convolutions unmapped, and profiles without the key
-# split by whole kernels' work: neither is read any more
-SPLIT = "held-ops-2"
+# which rule split the thunks of a stored profile: "held-ops-3" (above). "held-ops-2"
+# profiles left the dense rewrite of depthwise filter gradients and convolutions inside
+# fusion thunks unmapped: they are still read, without the times of kernels holding a
+# depthwise filter gradient (`datasets.profiles.kernel_seconds`);
+# "held-ops" profiles left every rewritten convolution unmapped, and profiles without
+# the key split by whole kernels' work: neither is read any more
+SPLIT = "held-ops-3"
+READABLE_SPLITS = ("held-ops-3", "held-ops-2")
 # the HLO opcodes of an unnamed thunk matched to a kernel by its output size
 _MATCHED = {"convolution": ("convolution",), "dot": ("dot_general", "dot")}
 
@@ -205,16 +215,28 @@ def compute_thunks(hlo_module: Any, labels: Mapping[str, set[str]]
     callee = re.compile(r"calls=%?([\w.\-]+)")
     computes: dict[str, bool] = {}
     calls: dict[str, list[str]] = {}
+    callers: dict[str, list[str]] = defaultdict(list)
     unnamed: dict[str, tuple[str, int]] = {}
+    inside: dict[str, str] = {}
     for computation, name, opcode, text in hlo_instructions(hlo_module):
         computes[computation] = computes.get(computation, False) or opcode in _MATCHED
         calls[name] = callee.findall(text)
+        for called in calls[name]:
+            callers[called].append(name)
         if opcode in _MATCHED:
             calls[name].append(computation)
             found = shape.search(text)
             if not labels.get(name) and found:
                 dims = [int(d) for d in found.group(1).split(",") if d]
                 unnamed[name] = (opcode, int(np.prod(dims)) if dims else 1)
+                inside[name] = computation
+    # an unnamed op that XLA fused into a computation runs as the thunk calling it
+    for name, computation in inside.items():
+        outer = [c for c in callers.get(computation, ()) if not labels.get(c)]
+        if outer:
+            found_op = unnamed.pop(name)
+            for caller in outer:
+                unnamed[caller] = found_op
     running = {name for name, called in calls.items()
                if any(computes.get(c, False) for c in called)}
     return running, unnamed
@@ -453,7 +475,8 @@ def _attribute(analysis: Any, labels: Mapping[str, set[str]], exclusive: Mapping
                computing: set[str] | None = None) -> StepProfile:
     """Each thunk's exclusive time split over the kernels whose ops it holds, by the work
     of the ops it holds; an unnamed convolution or dot thunk (`compute_thunks`) to the
-    kernels whose such op has its output size and ran in no named computing thunk."""
+    kernels whose such op has its output size (or, for a depthwise filter gradient, its
+    group count times that) and ran in no named computing thunk."""
 
     kernels = [k for k in analysis.kernels if k.kind != "collective" and k.priced]
     ops = analysis.program.ops
@@ -500,7 +523,21 @@ def _matched_labels(kernels: list[Any], ops: Any, labels: Mapping[str, set[str]]
     for thunk, (opcode, elements) in unnamed.items():
         if thunk not in exclusive:
             continue
-        out[thunk] = {ops[i].location for kernel in kernels for i in kernel.ops
+        candidates = [ops[i] for kernel in kernels for i in kernel.ops
                       if ops[i].opcode in _MATCHED[opcode] and ops[i].location not in ran
-                      and ops[i].results and ops[i].results[0].num_elements == elements}
+                      and ops[i].results]
+        out[thunk] = ({op.location for op in candidates
+                       if op.results[0].num_elements == elements}
+                      or {op.location for op in candidates
+                          if op.results[0].num_elements * _dense_groups(op) == elements})
     return out
+
+
+def _dense_groups(op: Any) -> int:
+    """The batch group count of a convolution XLA rewrites into a dense one over every
+    pair of groups (a depthwise filter gradient: `featurize.conv_lowering`), else 1
+    (never 1 for a match: a plain op matched by its own size first)."""
+    from .conv_lowering import dense_on_cpu_groups
+
+    groups = dense_on_cpu_groups(op)
+    return groups if groups > 1 else 0

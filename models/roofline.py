@@ -9,6 +9,10 @@ runs as its own loop nest instead of a library call (`featurize/conv_lowering.py
 filter gradient of a transposed convolution, among others) is priced at that rate per
 multiply-add instead of the matmul rate: about 25x slower on the machines measured.
 
+On a CPU spec, the filter gradient of a depthwise convolution is priced as XLA:CPU runs
+it: a dense convolution over every pair of channels, the group count times the
+multiply-adds the program states (`featurize.conv_lowering.dense_on_cpu_groups`).
+
 On a spec that rates single transcendental opcodes (`transcendentals_per_s_by_op`,
 measured by `hardware calibrate`), each elementwise transcendental op of a kernel is
 priced at its own rate: a sine of wide arguments or an atan2 costs 10x an exponential
@@ -20,7 +24,12 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from ..featurize.conv_lowering import loop_iterations, multiply_adds, runs_as_loop_on_cpu
+from ..featurize.conv_lowering import (
+    dense_on_cpu_groups,
+    loop_iterations,
+    multiply_adds,
+    runs_as_loop_on_cpu,
+)
 from ..featurize.costs.opcost import out_elements
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
 from ..featurize.program import Program
@@ -66,6 +75,8 @@ def kernel_time(kernel: Kernel, program: Program, hw: Hardware) -> KernelTime:
     matmul_dtype, vector_dtype, precision = kernel_dtypes(kernel, program)
     compute_s = 0.0
     matmul_flops = kernel.matmul_flops
+    if matmul_flops and hw.kind == "cpu" and kernel.kind == MATMUL:
+        matmul_flops += dense_convolution_extra_flops(kernel, program)
     if matmul_flops and hw.loop_convolution_macs_per_s and kernel.kind == MATMUL:
         loop_macs, iterations = loop_convolution_work(kernel, program)
         if loop_macs:
@@ -105,6 +116,19 @@ def transcendental_seconds(kernel: Kernel, program: Program, hw: Hardware) -> fl
             seconds += elements / rate
             rest -= elements
     return seconds + rest / hw.transcendentals_per_s
+
+
+def dense_convolution_extra_flops(kernel: Kernel, program: Program) -> float:
+    """FLOPs XLA:CPU runs for the kernel's depthwise filter gradients beyond those the
+    program states (`featurize.conv_lowering.dense_on_cpu_groups`)."""
+    extra = 0.0
+    for i in kernel.ops:
+        op = program.ops[i]
+        if op.opcode == "convolution":
+            groups = dense_on_cpu_groups(op)
+            if groups > 1:
+                extra += 2.0 * multiply_adds(op) * (groups - 1)
+    return extra
 
 
 def loop_convolution_macs(kernel: Kernel, program: Program) -> float:

@@ -319,6 +319,49 @@ def test_a_grouped_convolutions_filter_gradient_runs_as_a_loop_over_its_groups()
         groups * multiply_adds(conv) / 1e9 + vector_s)
 
 
+def _depthwise_gradient_text(channels: int) -> str:
+    """The filter gradient of a 3x3 depthwise convolution over `channels` channels."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def depthwise(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN,
+                                        feature_group_count=channels)
+    d_struct = jax.ShapeDtypeStruct((3, 3, 1, channels), jnp.float32)
+
+    def depthwise_gradient(x, dy):
+        return jax.linear_transpose(lambda w: depthwise(x, w), d_struct)(dy)[0]
+    return _lowered(depthwise_gradient, (N, SIDE, SIDE, channels), (N, SIDE, SIDE, channels))
+
+
+def test_a_depthwise_filter_gradient_runs_densely_over_every_pair_of_channels_on_cpu():
+    from jax import lax
+
+    from stablecost.featurize.conv_lowering import dense_on_cpu_groups
+
+    channels = 8
+    text = _depthwise_gradient_text(channels)
+    (conv,) = _convolutions(text)
+    assert dense_on_cpu_groups(conv) == channels and not runs_as_loop_on_cpu(conv)
+    analysis, kernel = _conv_kernel(text)
+    vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
+    # a CPU prices it at the library rate, C times the multiply-adds the program states
+    assert kernel_time(kernel, analysis.program, _cpu()).compute_s == pytest.approx(
+        kernel.matmul_flops * channels / 1e11 + vector_s)
+    # a GPU runs batch groups natively: no more than the stated work
+    gpu = get_hardware("H100-SXM")
+    stated = kernel.matmul_flops / gpu.matmul_peak_flops_per_s("f32", None)
+    assert kernel_time(kernel, analysis.program, gpu).compute_s <= stated * 1.01 + \
+        (kernel.flops - kernel.matmul_flops) / gpu.vector_peak_flops_per_s("f32")
+    # a forward depthwise convolution is not dense
+    def forward(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN,
+                                        feature_group_count=channels)
+    (plain,) = _convolutions(_lowered(forward, (N, SIDE, SIDE, channels), (3, 3, 1, channels)))
+    assert dense_on_cpu_groups(plain) == 1
+
+
 def test_a_spec_without_the_loop_rate_says_so():
     from stablecost.models.cost_model import Roofline
     from stablecost.models.learned import load_models, predict_kernels
