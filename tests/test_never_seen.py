@@ -63,7 +63,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_18")         # judged 844a015 on the Intel machine
     assert spent("never_seen_19")         # judged 844a015 (shipped at 282ab50) on the Intel machine
     assert spent("never_seen_20")         # judged the featurizer-7 bundle on the Intel machine
-    assert not spent("never_seen_21")
+    assert spent("never_seen_21")         # judged the held-ops-3 bundle on the Intel machine
     assert not spent("never_seen_22")
     assert not spent("never_seen_99")
 
