@@ -517,6 +517,8 @@ def _matched_labels(kernels: list[Any], ops: Any, labels: Mapping[str, set[str]]
     same-kind ops of our kernels with as many output elements that no named thunk
     running a convolution or dot holds (ties share the thunk; a layout copy XLA put
     around the rewritten op may hold its label)."""
+    from .conv_lowering import dense_on_cpu_groups
+
     ran = {lab for thunk in exclusive if thunk in computing and thunk not in unnamed
            for lab in labels.get(thunk, ())}
     out: dict[str, set[str]] = {}
@@ -526,18 +528,9 @@ def _matched_labels(kernels: list[Any], ops: Any, labels: Mapping[str, set[str]]
         candidates = [ops[i] for kernel in kernels for i in kernel.ops
                       if ops[i].opcode in _MATCHED[opcode] and ops[i].location not in ran
                       and ops[i].results]
+        # a depthwise filter gradient runs densely, with its group count times its output
         out[thunk] = ({op.location for op in candidates
                        if op.results[0].num_elements == elements}
                       or {op.location for op in candidates
-                          if op.results[0].num_elements * _dense_groups(op) == elements})
+                          if op.results[0].num_elements * dense_on_cpu_groups(op) == elements})
     return out
-
-
-def _dense_groups(op: Any) -> int:
-    """The batch group count of a convolution XLA rewrites into a dense one over every
-    pair of groups (a depthwise filter gradient: `featurize.conv_lowering`), else 1
-    (never 1 for a match: a plain op matched by its own size first)."""
-    from .conv_lowering import dense_on_cpu_groups
-
-    groups = dense_on_cpu_groups(op)
-    return groups if groups > 1 else 0
