@@ -63,7 +63,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..featurize.program import FEATURIZER_VERSION
-from .features import FEATURE_SCHEMA_VERSION, FEATURES
+from .features import CHIP_FEATURES, FEATURE_SCHEMA_VERSION, FEATURES
 
 MODEL_NAME = "in_step"
 MODEL_FILE = "in_step_xgb.ubj"
@@ -80,6 +80,18 @@ INPUTS = (*FEATURES, *EXTRA_INPUTS)
 # here, held out by family the steps came 1-3 points closer on all three machines
 # (benchmarks/RESULTS.md). Below: a kernel 400x faster in its step than alone.
 LOG_RATIO_RANGE = (-6.0, 1.0)
+# Whether the trees see the machine's own numbers (the kernel features named `hw_*`:
+# calibrated peaks, bandwidth, launch overhead). The profiles come from two machines,
+# and two machines cannot teach how a correction moves with those numbers: each is
+# constant on a machine, so the trees split on them as on the machine's name, and a
+# machine none of the profiles comes from fell on one side of those splits or the
+# other. Fitted without them (the columns blanked), the corrector priced a Zen 5
+# machine's zoo 43.8 % off before adapt against 49.0 % with them, and held out by
+# family on the profiled machines 31.0 % against 31.8 % (benchmarks/RESULTS.md). A
+# corrector records its choice in its meta ("machine_inputs"; one without the key saw
+# them).
+MACHINE_INPUTS = False
+_CHIP_COLUMNS = tuple(FEATURES.index(name) for name in CHIP_FEATURES)
 # the kernel classes that get an offset after the trees (the module docstring): a
 # kernel's kind, and the first of these opcodes it holds ("" for none of them)
 OFFSET_KINDS = ("loop", "reduction", "matmul", "standalone")
@@ -173,10 +185,12 @@ def class_offsets(inputs: np.ndarray, residual: np.ndarray, weight: np.ndarray
 
 
 def corrector_inputs(X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
-                     sample: np.ndarray | None = None) -> np.ndarray:
+                     sample: np.ndarray | None = None, *,
+                     machine_inputs: bool = MACHINE_INPUTS) -> np.ndarray:
     """The corrector's input rows (INPUTS order) of kernel rows `X` with predicted
     seconds per execution and executions per step; `sample`: each row's program (all
-    one program when None), over which the step context is summed."""
+    one program when None), over which the step context is summed. Without
+    `machine_inputs` the machine's own numbers (CHIP_FEATURES) are blanked to 0."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != len(FEATURES):
         raise ModelError(f"kernel features must be (kernels, {len(FEATURES)}), got {X.shape}")
@@ -184,6 +198,9 @@ def corrector_inputs(X: np.ndarray, predicted_s: np.ndarray, counts: np.ndarray,
     counts = np.asarray(counts, dtype=np.float64)
     sample = np.zeros(len(X), dtype=np.int64) if sample is None else np.asarray(sample)
     programs = int(sample.max()) + 1 if len(sample) else 0
+    if not machine_inputs:
+        X = X.copy()
+        X[:, _CHIP_COLUMNS] = 0.0
     moved = sum(np.exp2(X[:, c]) - 1.0 for c in _BYTE_COLUMNS)
     step_bytes = np.bincount(sample, counts * moved, minlength=programs)[sample]
     launches = np.bincount(sample, counts, minlength=programs)[sample]
@@ -253,7 +270,8 @@ class InStepCorrector:
         if not len(predicted):
             return predicted
         base = self.base(X, predicted, counts)
-        inputs = corrector_inputs(X, base, counts, sample)
+        inputs = corrector_inputs(X, base, counts, sample,
+                                  machine_inputs=bool(self.meta.get("machine_inputs", True)))
         return base * np.exp(self.log_ratio(inputs))
 
     # -- persistence -------------------------------------------------------------------
@@ -325,11 +343,12 @@ class InStepCorrector:
 
 def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray, *,
                   seed: int = 0, rounds: int = 100, threads: int = 2,
-                  meta: dict[str, Any] | None = None, floor: str = ""
-                  ) -> InStepCorrector:
-    """Trees over `inputs` (corrector_inputs rows) fitted to the clipped log ratios,
-    each row weighted (its share of its step); `floor`: the rows and ratios are of
-    `in_step_base` seconds with that floor (see BASES), recorded in the meta.
+                  meta: dict[str, Any] | None = None, floor: str = "",
+                  machine_inputs: bool = MACHINE_INPUTS) -> InStepCorrector:
+    """Trees over `inputs` (corrector_inputs rows, made with `machine_inputs` as given
+    here) fitted to the clipped log ratios, each row weighted (its share of its step);
+    `floor`: the rows and ratios are of `in_step_base` seconds with that floor (see
+    BASES); both recorded in the meta.
     The hyperparameters are those judged in `benchmarks/step_variants.py`: shallow
     enough that 60 families do not memorize."""
     import xgboost as xgb
@@ -351,6 +370,7 @@ def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray,
     return InStepCorrector(booster, {**(meta or {}), "params": {**params, "rounds": rounds},
                                      "rows": int(len(inputs)),
                                      "base": BASES[floor],
+                                     "machine_inputs": bool(machine_inputs),
                                      "offset_shrink": OFFSET_SHRINK,
                                      "class_offsets": class_offsets(inputs, residual,
                                                                     np.asarray(weight))})

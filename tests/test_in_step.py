@@ -61,6 +61,49 @@ def test_the_step_context_is_summed_over_each_program():
         corrector_inputs(np.zeros((2, 3)), np.ones(2), np.ones(2))
 
 
+def test_the_machines_own_numbers_are_blanked_unless_asked_for():
+    from stablecost.models.features import CHIP_FEATURES
+
+    chip = [FEATURES.index(name) for name in CHIP_FEATURES]
+    X = _rows()
+    counts = np.ones(len(X))
+    blanked = corrector_inputs(X, np.full(len(X), 1e-5), counts)
+    assert not np.any(blanked[:, chip])
+    kept = corrector_inputs(X, np.full(len(X), 1e-5), counts, machine_inputs=True)
+    np.testing.assert_array_equal(kept[:, chip], X[:, chip])
+    others = [i for i in range(len(FEATURES)) if i not in chip]
+    np.testing.assert_array_equal(blanked[:, others], kept[:, others])
+
+
+def test_a_corrector_fitted_without_machine_inputs_answers_any_machine_alike():
+    """Trees fitted on rows whose correction depends on the machine's bandwidth: the
+    corrector as fitted now records that it did not see it, and two machines that differ
+    only in their own numbers get the same correction; one whose meta says it saw them
+    (an older bundle's) reads them."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 4, size=(600, len(FEATURES)))
+    bandwidth = FEATURES.index("hw_bandwidth")
+    X[:, bandwidth] = np.where(np.arange(600) % 2, 1.0, 3.0)
+    ratio = np.where(X[:, bandwidth] > 2.0, 1.0, -1.0)
+    counts = np.ones(600)
+    fitted = fit_corrector(corrector_inputs(X, np.full(600, 1e-5), counts,
+                                            np.arange(600)),
+                           ratio, np.ones(600), rounds=40, threads=1)
+    assert fitted.meta["machine_inputs"] is False
+    low, high = X[:4].copy(), X[:4].copy()
+    low[:, bandwidth], high[:, bandwidth] = 1.0, 3.0
+    predicted, ones = np.full(4, 1e-5), np.ones(4)
+    np.testing.assert_allclose(fitted.correct(low, predicted, ones),
+                               fitted.correct(high, predicted, ones))
+    seeing = fit_corrector(corrector_inputs(X, np.full(600, 1e-5), counts, np.arange(600),
+                                            machine_inputs=True),
+                           ratio, np.ones(600), rounds=40, threads=1, machine_inputs=True)
+    assert seeing.meta["machine_inputs"] is True
+    older = InStepCorrector(seeing.booster, {k: v for k, v in seeing.meta.items()
+                                             if k != "machine_inputs"})
+    assert np.all(older.correct(high, predicted, ones) > 2 * older.correct(low, predicted, ones))
+
+
 def _corrector(tmp_path=None, log_ratio: float = np.log(2.0)) -> InStepCorrector:
     """A corrector whose trees answer (about) `log_ratio` everywhere."""
     rng = np.random.default_rng(1)
