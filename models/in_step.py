@@ -91,6 +91,10 @@ LOG_RATIO_RANGE = (-6.0, 1.0)
 # corrector records its choice in its meta ("machine_inputs"; one without the key saw
 # them).
 MACHINE_INPUTS = False
+# the trees' hyperparameters (`fit_corrector`), those judged in `benchmarks/step_variants.py`
+TREE_PARAMS = {"objective": "reg:squarederror", "max_depth": 6, "eta": 0.1, "subsample": 0.8,
+               "colsample_bytree": 0.5, "min_child_weight": 20, "reg_lambda": 10.0}
+TREE_ROUNDS = 100
 _CHIP_COLUMNS = tuple(FEATURES.index(name) for name in CHIP_FEATURES)
 # the kernel classes that get an offset after the trees (the module docstring): a
 # kernel's kind, and the first of these opcodes it holds ("" for none of them)
@@ -342,7 +346,7 @@ class InStepCorrector:
 
 
 def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray, *,
-                  seed: int = 0, rounds: int = 100, threads: int = 2,
+                  seed: int = 0, rounds: int | None = None, threads: int = 2,
                   meta: dict[str, Any] | None = None, floor: str = "",
                   machine_inputs: bool = MACHINE_INPUTS) -> InStepCorrector:
     """Trees over `inputs` (corrector_inputs rows, made with `machine_inputs` as given
@@ -359,9 +363,8 @@ def fit_corrector(inputs: np.ndarray, log_ratio: np.ndarray, weight: np.ndarray,
     target = np.clip(np.asarray(log_ratio, dtype=np.float64), *LOG_RATIO_RANGE)
     if not (np.all(np.isfinite(target)) and np.all(np.isfinite(weight))):
         raise ModelError("in-step corrector data holds NaN or infinite values")
-    params = {"objective": "reg:squarederror", "max_depth": 6, "eta": 0.1, "subsample": 0.8,
-              "colsample_bytree": 0.5, "min_child_weight": 20, "reg_lambda": 10.0,
-              "nthread": threads, "verbosity": 0, "seed": seed}
+    rounds = TREE_ROUNDS if rounds is None else rounds
+    params = {**TREE_PARAMS, "nthread": threads, "verbosity": 0, "seed": seed}
     booster = xgb.train(params, xgb.DMatrix(np.asarray(inputs, dtype=np.float32), target,
                                             weight=weight), rounds)
     booster.set_param({"nthread": 1})
