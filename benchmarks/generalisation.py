@@ -21,7 +21,10 @@ figures do not depend on the load of the machine that runs it.
 - machines: `cross_machine.py` on every dataset measured on a machine whose fingerprint
   differs from the bundle's: its programs before adapt, with the bundle's default for
   other machines (fitted leave one machine out) and after `hardware adapt` (fitted
-  leave one family out). About 3 minutes.
+  leave one family out); then `leave_one_machine_out.py`: each machine with step
+  profiles priced by the in-step corrector and its calibration fitted on the others'
+  profiles only, the figure for a machine none of the bundle's data comes from. About 5
+  minutes.
 - never-seen: `fresh_programs.py --as-machine` on every stored timing file under
   `benchmarks/timings/host-cpu-<fingerprint>/`: each set of programs written outside
   the zoo, priced as `predict` prices it on the machine that timed it (that machine's
@@ -160,6 +163,22 @@ def judge_machines(run: dict) -> list[Judged]:
     return out
 
 
+def judge_machines_held_out(run: dict) -> list[Judged]:
+    """Each machine of `leave_one_machine_out.py`'s run, priced by the corrector and
+    calibration fitted on every other machine, against the targets per family."""
+    out = []
+    for held in run["runs"]:
+        rows = held.get("programs")
+        if not rows:
+            continue
+        out.append(judge(f"machine {held['held_out']} held out of the in-step corrector "
+                         f"(fitted on {' + '.join(held['fitted_on'])})",
+                         np.array([r["family"] for r in rows]), column(rows, "measured_s"),
+                         column(rows, "learned_s"), column(rows, "roofline_s"), None,
+                         column(rows, "low_s"), column(rows, "high_s")))
+    return out
+
+
 def judge_set(run: dict, label: str) -> Judged:
     rows = run["programs"]
     measured = column(rows, "measured_s")
@@ -295,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
             judged.append(judge_lofo(part(name, command)))
     if "machines" in parts:
         judged += judge_machines(part("machines", ["benchmarks/cross_machine.py"]))
+        judged += judge_machines_held_out(part("machines-held-out",
+                                               ["benchmarks/leave_one_machine_out.py"]))
     if "never-seen" in parts:
         runs: list[tuple[str, dict]] = []
         for timings, dataset in stored_sets():

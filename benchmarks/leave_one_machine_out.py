@@ -23,7 +23,9 @@ miss one step factor fitted on the machine (`stablecost hardware adapt`'s) could
 and how much is the shape of the steps. `--singles` adds, for each machine, the
 correctors fitted on each single other machine: whether more machines carry further.
 `--params` / `--rounds` override the trees' hyperparameters (`models.in_step.TREE_PARAMS`,
-`TREE_ROUNDS`) for a what-if; nothing the bundle ships changes.
+`TREE_ROUNDS`) for a what-if; nothing the bundle ships changes. `--json` writes the pooled
+figures of every fit and, for the fit on every other machine, each program's
+(`benchmarks/generalisation.py` judges them against the issue's targets).
 
 The pricing is `train.step_calibration.predict_sums` over the programs' group sums, the
 composition `predict_kernels` makes; the bundle's default for other machines
@@ -217,7 +219,15 @@ def main(argv: list[str] | None = None) -> int:
                     f"({pooled['roofline_median_ape']:.1%}) | {pooled['mean_family_tau']:.2f} "
                     f"| {pooled['inside_interval']:.0%} ({pooled['median_width']:.2f}x) "
                     f"| x{pooled['level']:.2f} | {pooled['mape_at_level']:.1%} |")
-                runs.append({"held_out": held, "fitted_on": pool, **pooled})
+                run = {"held_out": held, "fitted_on": pool, **pooled}
+                if pool == others:     # every program's figures, for generalisation.py
+                    run["programs"] = [
+                        {"family": str(f), "measured_s": float(m), "learned_s": float(v),
+                         "roofline_s": float(r), "low_s": float(lo), "high_s": float(hi)}
+                        for f, m, v, r, lo, hi in zip(
+                            result["family"], result["measured"], result["learned"],
+                            result["roofline"], result["low"], result["high"])]
+                runs.append(run)
             if args.families:
                 print(f"### {held} held out\n\n" + "\n".join(header + family_lines) + "\n")
         print("\n".join(pooled_lines))

@@ -15,7 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _common import target_bound  # noqa: E402
-from generalisation import judge, judge_pooled, judge_set, run_part, scorecard  # noqa: E402,E501
+from generalisation import (  # noqa: E402
+    judge,
+    judge_machines_held_out,
+    judge_pooled,
+    judge_set,
+    run_part,
+    scorecard,
+)
 
 
 def test_the_bound_is_15_percent_half_the_roofline_or_a_noisy_floor():
@@ -40,6 +47,23 @@ def test_families_are_judged_from_ten_programs_and_every_one_against_the_rooflin
     assert judged.interval_met
     good = judge("set", family, measured, np.full(15, 1.05), roofline)
     assert good.met and good.worse == () and good.inside is None
+
+
+def test_each_machine_held_out_is_judged_from_its_fit_on_every_other_machine():
+    def rows(learned: float) -> list[dict]:
+        return [{"family": "mlp", "measured_s": 1.0, "learned_s": learned, "roofline_s": 2.0,
+                 "low_s": learned * 0.5, "high_s": learned * 2.0} for _ in range(10)]
+
+    run = {"runs": [
+        {"held_out": "aaa", "fitted_on": ["bbb", "ccc"], "programs": rows(1.1)},
+        {"held_out": "aaa", "fitted_on": ["bbb"]},           # a single machine: no rows
+        {"held_out": "bbb", "fitted_on": ["aaa", "ccc"], "programs": rows(1.6)}]}
+    judged = judge_machines_held_out(run)
+    assert [j.label.split()[1] for j in judged] == ["aaa", "bbb"]
+    assert "fitted on bbb + ccc" in judged[0].label
+    assert judged[0].met and judged[0].families_met == (1, 1)
+    assert judged[0].learned == pytest.approx(0.1) and judged[0].inside == 1.0
+    assert not judged[1].met and judged[1].learned == pytest.approx(0.6)
 
 
 def test_a_set_reads_its_floor_from_its_timing_rounds():
