@@ -509,29 +509,43 @@ class _Walker:
         from `start` on, free of effects, whose operands are all defined before the
         loop (value ids below `boundary`, the loop's invariant arguments included) or
         by ops moved already; a cheap op (`_NOT_WORTH_HOISTING`) only where a moved op
-        needs it. Constants and ops of constants alone stay (XLA folds them first).
+        needs it. Constants and ops of constants alone are folded by XLA, not moved: they
+        go with the moved ops that use them only where no op left in the loop does.
         A moved op runs `count` times, in `outer_block`. Returns how many."""
         invariant_values: set[int] = set()
         folded: set[int] = set()     # constants, and ops of constants only: XLA folds them
-        invariant_ops = []
-        for op in self.ops[start:]:
-            if op.block != body_block or "." in op.opcode or op.opcode in _NOT_HOISTED:
+        candidates = []              # (op, folded)
+        body_ops = [op for op in self.ops[start:] if op.block == body_block]
+        for op in body_ops:
+            if "." in op.opcode or op.opcode in _NOT_HOISTED:
                 continue
             if all(v in folded for v in op.inputs):
                 folded.update(op.outputs)
                 invariant_values.update(op.outputs)
+                candidates.append((op, True))
             elif all(v < boundary or v in invariant_values for v in op.inputs):
                 invariant_values.update(op.outputs)
-                invariant_ops.append(op)
+                candidates.append((op, False))
+        users: dict[int, list[int]] = {}    # value -> the body ops reading it
+        for op in body_ops:
+            for v in op.inputs:
+                users.setdefault(v, []).append(op.index)
         needed: set[int] = set()
-        moved = 0
-        for op in reversed(invariant_ops):
-            if op.opcode in _NOT_WORTH_HOISTING and not any(v in needed for v in op.outputs):
+        moving: set[int] = set()     # op indices
+        for op, is_folded in reversed(candidates):
+            wanted = any(v in needed for v in op.outputs)
+            if is_folded:
+                # a folded constant goes with the moved ops that use it (XLA clones it
+                # there) when nothing left in the loop uses it too
+                stays = any(user not in moving for v in op.outputs for user in users.get(v, ()))
+                if not wanted or stays:
+                    continue
+            elif op.opcode in _NOT_WORTH_HOISTING and not wanted:
                 continue
             needed.update(op.inputs)
+            moving.add(op.index)
             op.count, op.block = count, outer_block
-            moved += 1
-        return moved
+        return len(moving)
 
     def _branches(self, op: Any, env: dict, count: float) -> None:
         n = len(op.regions)
