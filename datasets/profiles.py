@@ -136,8 +136,7 @@ def measure_profile(sample: Any, *, flush: Any, rng: np.random.Generator
 
 # Older featurizer versions whose kernels `fuse` can still form, by the options that
 # form them: a profile of one is mapped onto this version's kernels kernel by kernel.
-# Version 7 formed the kernels this one does wherever no op moved out of a loop.
-LEGACY_FUSION: dict[str, dict[str, bool]] = {"6": {"widening_epilogue": True}, "7": {}}
+LEGACY_FUSION: dict[str, dict[str, bool]] = {"6": {"widening_epilogue": True}}
 # `fuse` options of each kind of profiled kernels (`StepProfile.kernels`)
 _KERNEL_RULES: dict[str, dict[str, bool]] = {
     "analyze": {}, "multi-output": {"multi_output": True, "xla_gpu": True}}
@@ -151,8 +150,7 @@ def kernel_seconds(kernel_times: str | None, kernels: str = "analyze",
     as the first XLA:GPU profiles did), a rule no longer read split the thunks among
     them (`step_profile.READABLE_SPLITS`), or they index another featurizer's kernels.
     A profile of a version in `LEGACY_FUSION` is mapped onto this version's kernels
-    when the program's `analysis` (`analyze`'s, of the profiled text) is given and no
-    op of it was moved out of a loop (`Program.hoisted`; version 8 moves them): a kernel
+    when the program's `analysis` (`analyze`'s, of the profiled text) is given: a kernel
     made of the same ops as one of that version keeps its time, one the versions group
     differently has none. A CPU profile of an older split rule needs the `analysis`
     too: its kernels holding a convolution XLA:CPU runs densely (a depthwise filter
@@ -173,8 +171,6 @@ def kernel_seconds(kernel_times: str | None, kernels: str = "analyze",
     if version != str(FEATURIZER_VERSION):
         if version not in LEGACY_FUSION or analysis is None:
             return None
-        if getattr(analysis.program, "hoisted", 0):
-            return None     # older versions ran the moved ops inside their loops
         seconds = migrated(seconds, analysis,
                            {**_KERNEL_RULES[kernels], **LEGACY_FUSION[version]})
     if split != SPLIT and kernels == "analyze":   # XLA:GPU has batch-grouped convolutions

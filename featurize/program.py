@@ -14,12 +14,10 @@ from typing import Any, Mapping
 
 from ..dtypes import bits_per_element
 
-# 8: an op a `while` loop never changes the operands of runs once, before the loop
-# (`featurize.walk`, loop-invariant code motion as XLA does it). 7: a dot no longer
-# fuses into a consumer that writes more than its result (`featurize.fusion`). A step
-# profile of version 6 or 7 is mapped onto these kernels by
-# `datasets.profiles.kernel_seconds` where the program has no op moved out of a loop.
-FEATURIZER_VERSION = "8"
+# 7: a dot no longer fuses into a consumer that writes more than its result
+# (`featurize.fusion`); a step profile of version 6 is mapped onto these kernels by
+# `datasets.profiles.kernel_seconds`.
+FEATURIZER_VERSION = "7"
 # The block of the step's own ops (the entry function's body, calls inlined into it):
 # the first block the walk numbers; loop bodies and branches get later numbers.
 STEP_BLOCK = 1
@@ -139,9 +137,6 @@ class Program:
     also_from: dict[int, tuple[int, ...]] = field(default_factory=dict)
     # The step's parameters are value ids 0 .. num_parameters - 1 (0: not recorded).
     num_parameters: int = 0
-    # How many ops the walk moved out of the loops they sat in (loop-invariant code
-    # motion, `featurize.walk`): 0 where the program's kernels are those of version 7.
-    hoisted: int = 0
     # The entry function's argument and result value ids, and the arguments it donates:
     # argument id -> the result index whose buffer it is (`tf.aliasing_output`), or -1
     # for a donor whose buffer is free once read (`jax.buffer_donor`).

@@ -48,15 +48,13 @@ _TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo
 _STRUCTURAL = _TERMINATORS | {"func.call", "stablehlo.composite", "stablehlo.while",
                               "stablehlo.case", "stablehlo.if", "sdy.manual_computation",
                               "mhlo.fusion"}
-# Loop-invariant code motion (`_hoist_invariant`), on since featurizer version 8;
-# STABLECOST_HOIST_INVARIANT=0 turns it off (a what-if: the bundled models were fitted
-# with it, and a step profile of an older version maps only onto a program without
-# moved ops, `datasets.profiles.kernel_seconds`). XLA's
+# Loop-invariant code motion (`_hoist_invariant`), a what-if until the bundle is refitted
+# over it: off by default, STABLECOST_HOIST_INVARIANT=1 turns it on. XLA's
 # WhileLoopInvariantCodeMotion runs before fusion in the CPU and GPU pipelines and
 # moves out of a `while` body every side-effect-free op whose operands are all
 # invariant in the loop; on never-seen-24's equilibrium propagation it computes the
 # first layer's 128 x 784 x 512 dot once, not in each of 64 sweeps.
-HOIST_INVARIANT = os.environ.get("STABLECOST_HOIST_INVARIANT", "1") != "0"
+HOIST_INVARIANT = os.environ.get("STABLECOST_HOIST_INVARIANT", "0") == "1"
 # Cheap ops XLA does not hoist on their own, only with a hoisted op that needs them
 # (its `NotWorthHoistingIndividually`).
 _NOT_WORTH_HOISTING = frozenset({"bitcast", "broadcast", "broadcast_in_dim", "constant",
@@ -128,7 +126,6 @@ class _Walker:
         self.also_from: dict[int, tuple[int, ...]] = {}
         self.same_buffer: dict[int, int] = {}
         self.loop_blocks: list[tuple[int, int]] = []
-        self.hoisted = 0    # ops moved out of loops (`_hoist_invariant`)
         self.shards: dict[int, int] = {}
         self.type_cache: dict[Any, TensorType] = {}
         self.attr_cache: dict[Any, Any] = {}
@@ -173,7 +170,6 @@ class _Walker:
             donated={args[i]: out for i, out in _donated_arguments(self.ir, func).items()
                      if i < len(args)},
             same_buffer=self.same_buffer, shards=self.shards, loop_blocks=self.loop_blocks,
-            hoisted=self.hoisted,
         )
 
     def _check_inlined_size(self, entry: str) -> None:
@@ -494,7 +490,6 @@ class _Walker:
         if HOIST_INVARIANT and trip > 1:
             hoisted = self._hoist_invariant(body_start, boundary, body_block, count,
                                             outer_block)
-            self.hoisted += hoisted
             if hoisted:
                 self.notes.append(f"while loop at {where}: {hoisted} op(s) invariant in the "
                                   "loop run once before it (loop-invariant code motion)")
