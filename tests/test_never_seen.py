@@ -67,7 +67,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_22")         # judged the held-ops-3 bundle on the Zen 5 machine
     assert spent("never_seen_23")         # judged the corrector without machine inputs, Zen 5
     assert spent("never_seen_24")         # judged the three machines' corrector, Zen 5
-    assert not spent("never_seen_25")     # written, not yet run against a model
+    assert spent("never_seen_25")         # judged featurizer 8 (reverted), Zen 5
     assert not spent("never_seen_99")
 
 
