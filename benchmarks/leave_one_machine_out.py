@@ -81,17 +81,11 @@ def profiled_datasets(models) -> list[Path]:
 
 def fit(parts, seed: int):
     """The corrector with its step calibration, fitted as the bundle's are."""
-    from stablecost.train.in_step import calibrate_over, fit_in_step
+    from stablecost.train.in_step import DEFAULT_FLOOR, calibrate_over, fit_in_step
 
-    corrector = fit_in_step(parts, seed=seed, floor=_floor())
+    corrector = fit_in_step(parts, seed=seed, floor=DEFAULT_FLOOR)
     corrector.calibration, _ = calibrate_over(parts, corrector, seed=seed)
     return corrector
-
-
-def _floor() -> str:
-    from stablecost.train.in_step import DEFAULT_FLOOR
-
-    return DEFAULT_FLOOR
 
 
 def judged(parts, corrector) -> dict[str, np.ndarray]:
