@@ -351,3 +351,52 @@ def test_the_trees_residual_on_a_class_becomes_its_offset():
                                                if k != "class_offsets"})
     np.testing.assert_allclose(bare.log_ratio(sorts), trees)
     assert bare.digest != corrector.digest
+
+
+def test_a_weighted_interval_gives_each_machine_the_same_say():
+    from stablecost.train.in_step import interval_of
+
+    # 95 programs of one machine on the mark, 5 of another all twice as slow
+    residuals = np.concatenate([np.zeros(95), np.full(5, np.log(2.0))])
+    assert interval_of(residuals) == pytest.approx((0.0, 0.0))
+    weights = np.concatenate([np.full(95, 1 / 95), np.full(5, 1 / 5)])
+    assert interval_of(residuals, weights) == pytest.approx((0.0, np.log(2.0)))
+
+
+def _machine(name: str, level: float, programs: int = 120, seed: int = 0) -> Profiled:
+    """Programs of one to four kernels whose kernels take twice their price inside the
+    step and whose steps take `level` times the sum of those in-step times."""
+    rng = np.random.default_rng(seed)
+    sample = np.repeat(np.arange(programs), rng.integers(1, 5, size=programs))
+    X = _rows(programs=len(sample), kernels=1, seed=seed)
+    priced = rng.uniform(1e-4, 1e-3, size=len(sample))
+    measured = level * np.bincount(sample, 2.0 * priced)
+    samples = pd.DataFrame({"family": [f"f{i % 6}" for i in range(programs)],
+                            "split": ["train"] * programs, "median_s": measured,
+                            "sample_id": [f"{name}{i}" for i in range(programs)]})
+    rows = PricedRows(X, priced, np.ones(len(sample)), sample, priced,
+                      np.zeros(len(sample), dtype=bool), samples)
+    return Profiled(name, rows, 2.0 * priced, machine=name)
+
+
+def test_held_out_one_at_a_time_each_machine_shows_its_own_level():
+    from stablecost.train.in_step import (
+        calibrate_over,
+        fit_in_step,
+        machine_held_out_log_ratios,
+    )
+
+    parts = [_machine("a", 1.0, seed=1), _machine("b", 2.0, seed=2)]
+    by_machine = machine_held_out_log_ratios(parts)
+    assert set(by_machine) == {"a", "b"}
+    assert np.median(by_machine["a"]) == pytest.approx(-np.log(2.0), abs=0.15)
+    assert np.median(by_machine["b"]) == pytest.approx(np.log(2.0), abs=0.15)
+    # the interval of the calibration the corrector ships reaches both levels; fitted
+    # on one machine it has no other machine's level to reach
+    corrector = fit_in_step(parts)
+    calibration, report = calibrate_over(parts, corrector)
+    low, high = calibration.interval_log_ratio
+    assert low < -0.5 and high > 0.5 and set(report["machines_held_out"]) == {"a", "b"}
+    alone, report = calibrate_over(parts[:1], fit_in_step(parts[:1]))
+    assert "machines_held_out" not in report
+    assert alone.interval_log_ratio[1] - alone.interval_log_ratio[0] < 0.5

@@ -63,6 +63,7 @@ class Profiled:
     name: str
     rows: PricedRows
     in_step_s: np.ndarray
+    machine: str = ""      # the fingerprint id of the machine that profiled it
 
     @property
     def family(self) -> np.ndarray:        # per kernel row
@@ -127,7 +128,8 @@ def profiled(dataset: Path, models: Any, *, seed: int = 0) -> Profiled | None:
         raise ModelError(f"{dataset}: {len(in_step)} profiled kernels against "
                          f"{len(rows.X)} featurized ones")
     rows.analyses = None
-    return Profiled(f"{dataset.parent.name}/{dataset.name}", rows, in_step)
+    return Profiled(f"{dataset.parent.name}/{dataset.name}", rows, in_step,
+                    store.DatasetInfo.read(dataset).fingerprint_id)
 
 
 def training_arrays(parts: Sequence[Profiled], exclude_families: Sequence[str] = (), *,
@@ -263,28 +265,94 @@ def cross_fitted_log_ratios(parts: Sequence[Profiled],
     return out
 
 
-def interval_of(residuals: np.ndarray) -> tuple[float, float]:
-    """The central COVERAGE quantiles of log residuals: the 80 % interval's bounds."""
+def interval_of(residuals: np.ndarray, weights: np.ndarray | None = None
+                ) -> tuple[float, float]:
+    """The central COVERAGE quantiles of log residuals (each weighted by `weights`
+    where given): the 80 % interval's bounds."""
     from .step_calibration import COVERAGE
 
-    low, high = np.quantile(residuals, [(1 - COVERAGE) / 2, (1 + COVERAGE) / 2])
+    quantiles = [(1 - COVERAGE) / 2, (1 + COVERAGE) / 2]
+    if weights is None:
+        low, high = np.quantile(residuals, quantiles)
+        return float(low), float(high)
+    order = np.argsort(residuals)
+    cumulative = np.cumsum(np.asarray(weights, float)[order])
+    cumulative /= cumulative[-1]
+    low, high = (residuals[order][min(int(np.searchsorted(cumulative, q)), len(order) - 1)]
+                 for q in quantiles)
     return float(low), float(high)
+
+
+def machine_held_out_log_ratios(parts: Sequence[Profiled], *, seed: int = 0,
+                                folds: int = FOLDS, floor: str = ""
+                                ) -> dict[str, np.ndarray]:
+    """Per machine of `parts` (`Profiled.machine`), log(measured / predicted) of its
+    programs outside the test splits with the machine and the program's family both
+    held out: the families fall into `folds` folds, and per machine and fold the
+    corrector is fitted on the other machines' profiles without the fold's families
+    and the step calibration over it on the other machines' programs of the other
+    folds. What a machine none of the profiles comes from meets: its own level (held
+    out one at a time, the profiled machines ran x0.79 to x1.35 the steps priced from
+    the others, `benchmarks/leave_one_machine_out.py`) beside the error on new kinds of
+    program."""
+    from .step_calibration import calibration_from, fit_on, predict_sums
+
+    names = sorted({f for part in parts for f in set(part.family.tolist())})
+    order = np.random.default_rng(seed).permutation(len(names))
+    out: dict[str, np.ndarray] = {}
+    for held in sorted({part.machine for part in parts}):
+        mine = [part for part in parts if part.machine == held]
+        others = [part for part in parts if part.machine != held]
+        residuals = []
+        for fold in range(min(folds, len(names))):
+            fold_names = [names[i] for i in order[fold::folds]]
+            corrector = fit_in_step(others, exclude_families=fold_names, seed=seed,
+                                    floor=floor)
+            theirs = pooled_sums(others, corrector)
+            fitted = np.flatnonzero((theirs.split != "test")
+                                    & ~np.isin(theirs.family, fold_names))
+            if not len(fitted):
+                continue
+            calibration = calibration_from(fit_on(theirs, fitted))
+            sums = pooled_sums(mine, corrector)
+            rows = np.flatnonzero((sums.split != "test") & np.isin(sums.family, fold_names))
+            residuals.append(np.log(sums.measured_s[rows]
+                                    / predict_sums(calibration, sums.take(rows))))
+        out[held] = np.concatenate(residuals) if residuals else np.zeros(0)
+    return out
 
 
 def calibrate_over(parts: Sequence[Profiled], corrector: InStepCorrector, *, seed: int = 0
                    ) -> tuple[Any, dict[str, Any]]:
     """The step calibration fitted over `corrector`'s in-step times of every program of
     `parts` outside the test splits (as `train.step_calibration` fits the bundle's own
-    on one dataset), its 80 % interval from residuals with the corrector and the
-    calibration both fitted without the program's family (`cross_fitted_log_ratios`);
-    and a report."""
+    on one dataset), and a report. Its 80 % interval: where `parts` come from two
+    machines or more, from residuals with the machine and the family both held out
+    (`machine_held_out_log_ratios`), each machine weighing the same, since the
+    corrector prices only machines other than the bundle's, most of them in none of
+    its data; with one machine, from residuals with the corrector and the calibration
+    both fitted without the program's family (`cross_fitted_log_ratios`)."""
     from .step_calibration import calibration_from, fit_on, held_out_log_ratios
 
     sums = pooled_sums(parts, corrector)
     rows = np.flatnonzero(sums.split != "test")
     residuals = cross_fitted_log_ratios(parts, lambda c: pooled_sums(parts, c), sums.family,
                                         rows, seed=seed, floor=corrector.floor)
-    low, high = interval_of(residuals)
+    by_family = interval_of(residuals)
+    report: dict[str, Any] = {"interval_log_ratio_families_held_out": list(by_family)}
+    low, high = by_family
+    if len({part.machine for part in parts}) > 1:
+        by_machine = machine_held_out_log_ratios(parts, seed=seed, floor=corrector.floor)
+        pooled = np.concatenate(list(by_machine.values()))
+        weights = np.concatenate([np.full(len(r), 1.0 / len(r)) for r in by_machine.values()
+                                  if len(r)])
+        low, high = interval_of(pooled, weights)
+        report["machines_held_out"] = {
+            machine: {"programs": int(len(r)),
+                      "median_log_ratio": float(np.median(r)) if len(r) else None,
+                      "inside_interval": float(np.mean((r >= low) & (r <= high)))
+                      if len(r) else None}
+            for machine, r in by_machine.items()}
     calibration = calibration_from(fit_on(sums, rows),
                                    min_kernels=int(sums.kernels[rows].min()),
                                    interval_log_ratio=(low, high),
@@ -295,7 +363,7 @@ def calibrate_over(parts: Sequence[Profiled], corrector: InStepCorrector, *, see
                          "calibration_held_out_family_mape":
                              float(np.mean(np.abs(np.expm1(-own)))),
                          "both_held_out_mape": float(np.mean(np.abs(np.expm1(-residuals)))),
-                         "interval_log_ratio": [low, high],
+                         "interval_log_ratio": [low, high], **report,
                          "interval_log_ratio_corrector_in_sample": list(interval_of(own))}
 
 
