@@ -15,14 +15,19 @@ are priced by the roofline, from 14 % to 53 % off on the Intel machine.
 
 An adaptation is a small JSON file in the user's config dir, one per chip and machine
 fingerprint (`adapted/<chip>-<fingerprint id>.json`). On a machine without one whose
-fingerprint differs from the bundle's data, the bundle's own default applies where it
-ships one (`<bundle>/other_machines/`, `train/other_machines.py`): the same factors
-fitted on the project's data from the machines other than the bundle's (`data/*/`).
-The default's step factor is shipped only where, fitted without each machine, it made
-that machine's steps closer than none (`train.other_machines.checked_step_factor`);
-with the in-step corrector it did not on either machine, so today's default corrects
-kernel sums only (step x1). `stablecost hardware adapt` replaces it with this machine's
-own.
+fingerprint differs from the bundle's data, the bundle's own factors apply where it
+ships them (`<bundle>/other_machines/`, `train/other_machines.py`):
+
+- on a machine the project's data comes from (`data/*/`, the fingerprint id exactly),
+  that machine's own factors, fitted on its data as adapt would fit them
+  (`machines.json`);
+- on any other machine, the default: the same factors fitted on the data of every
+  machine other than the bundle's (`adaptation.json`). The default's step factor is
+  shipped only where, fitted without each machine, it made that machine's steps closer
+  than none (`train.other_machines.checked_step_factor`); with the in-step corrector it
+  did not on any, so today's default corrects kernel sums only (step x1).
+
+`stablecost hardware adapt` replaces either with this machine's own.
 
 Each adaptation records the bundle it corrects (the kernel model's data digest) and the
 featurizer version; a file made for another bundle or featurizer is not used, and the
@@ -54,6 +59,10 @@ ADAPTATION_VERSION = 1
 OTHER_MACHINES = "other_machines"
 OTHER_MACHINES_FILE = "adaptation.json"
 OTHER_MACHINES_ID = "other-machines"
+# beside it, the factors of each machine the bundle's data comes from, by fingerprint id
+MACHINES_FILE = "machines.json"
+# where an adaptation comes from
+ORIGINS = ("adapt", "bundle-default", "bundle-machine")
 # a factor outside this range is a broken fit, not a machine difference
 MIN_FACTOR, MAX_FACTOR = 1 / 20, 20.0
 
@@ -70,9 +79,12 @@ class Adaptation:
     samples: Mapping[str, int] = field(default_factory=dict)   # kernel / program rows fitted
     created: str = ""
     path: str = ""
-    # the bundle's default (fingerprint_id OTHER_MACHINES_ID): the fingerprint ids of the
-    # machines whose data it was fitted on
+    # the fingerprint ids of the machines whose data it was fitted on (the bundle's)
     machines: tuple[str, ...] = ()
+    # "adapt" (this machine's, `stablecost hardware adapt`), "bundle-default" (the
+    # bundle's for machines not in its data) or "bundle-machine" (the bundle's for one
+    # machine of its data)
+    origin: str = "adapt"
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -96,13 +108,19 @@ class Adaptation:
                 kernel_factors=factors,
                 samples={str(k): int(v) for k, v in dict(data.get("samples", {})).items()},
                 created=str(data.get("created", "")), path=str(path),
-                machines=tuple(str(m) for m in data.get("machines", ())))
+                machines=tuple(str(m) for m in data.get("machines", ())),
+                origin=str(data.get("origin") or (
+                    "bundle-default" if data["fingerprint_id"] == OTHER_MACHINES_ID
+                    else "adapt")))
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"{path}: damaged adaptation ({type(exc).__name__}: {exc}); run "
                              "`stablecost hardware adapt` again") from None
         bad = [v for v in (adaptation.step_factor, adaptation.default_kernel_factor,
                            *factors.values())
                if not (math.isfinite(v) and MIN_FACTOR <= v <= MAX_FACTOR)]
+        if adaptation.origin not in ORIGINS:
+            raise ModelError(f"{path}: unknown origin {adaptation.origin!r}; allowed: "
+                             f"{', '.join(ORIGINS)}")
         if bad:
             raise ModelError(f"{path}: correction factor {bad[0]!r} outside "
                              f"[{MIN_FACTOR:g}, {MAX_FACTOR:g}]; run `stablecost hardware "
@@ -111,7 +129,13 @@ class Adaptation:
 
     def describe(self) -> str:
         n = ", ".join(f"{v} {k} rows" for k, v in self.samples.items())
-        if self.fingerprint_id == OTHER_MACHINES_ID:
+        if self.origin == "bundle-machine":
+            return (f"this machine has no adaptation of its own, but the project's data "
+                    f"comes from it: the bundle's factors for it apply, fitted on that data "
+                    f"({n}): step x{self.step_factor:.2f}, kernels "
+                    f"x{self.default_kernel_factor:.2f} by default; `stablecost hardware "
+                    "adapt` fits them afresh here")
+        if self.origin == "bundle-default":
             return (f"this machine has no adaptation: the bundle's default for machines "
                     f"other than its own applies, fitted on the data of "
                     f"{len(self.machines)} of them ({', '.join(self.machines)}; {n}): step "
@@ -191,27 +215,37 @@ def find_adaptation(hardware: str, bundle_digest: str) -> tuple[Adaptation | Non
     return (None, why) if why else (adaptation, "")
 
 
-def bundled_default(bundle: Path, bundle_digest: str) -> tuple[Adaptation | None, str]:
-    """The bundle's default adaptation for machines other than its own, if it ships one
-    (None, "" when not; None and why when it corrects another bundle)."""
+def bundled_adaptation(bundle: Path, bundle_digest: str) -> tuple[Adaptation | None, str]:
+    """The bundle's adaptation for this machine, if it ships one: this machine's own
+    factors where the bundle's data comes from it, else its default for other machines
+    (None, "" when neither; None and why when it corrects another bundle)."""
     folder = Path(bundle) / OTHER_MACHINES
     if not folder.is_dir():
         return None, ""
-    adaptation = _read_bundled(folder)
+    default, machines = _read_bundled(folder)
+    adaptation = machines.get(local_fingerprint_id(), default)
     why = usable(adaptation, bundle_digest)
     return (None, why) if why else (adaptation, "")
 
 
 @functools.lru_cache(maxsize=4)
-def _read_bundled(folder: Path) -> Adaptation:
+def _read_bundled(folder: Path) -> tuple[Adaptation, dict[str, Adaptation]]:
+    """(the default, {fingerprint id: that machine's factors}) of a bundle's folder."""
     from .manifest import verified_files
 
-    path = folder / OTHER_MACHINES_FILE
-    data = verified_files(folder, [OTHER_MACHINES_FILE])[OTHER_MACHINES_FILE]
+    files = verified_files(folder, [OTHER_MACHINES_FILE], [MACHINES_FILE])
     try:
-        return Adaptation.from_dict(json.loads(data), path)
+        default = Adaptation.from_dict(json.loads(files[OTHER_MACHINES_FILE]),
+                                       folder / OTHER_MACHINES_FILE)
+        listed = json.loads(files.get(MACHINES_FILE, b"{}"))
     except ValueError as exc:
-        raise ModelError(f"{path}: damaged adaptation (not JSON: {exc})") from None
+        raise ModelError(f"{folder}: damaged adaptation (not JSON: {exc})") from None
+    if not isinstance(listed, dict):
+        raise ModelError(f"{folder / MACHINES_FILE}: not a mapping of fingerprint ids to "
+                         "adaptations")
+    machines = {str(fingerprint): Adaptation.from_dict(data, folder / MACHINES_FILE)
+                for fingerprint, data in listed.items()}
+    return default, machines
 
 
 def usable(adaptation: Adaptation, bundle_digest: str) -> str:

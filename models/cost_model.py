@@ -147,9 +147,8 @@ class Learned:
             raise InvalidArgumentError(f"no learned model for {hw.name}; learned models exist "
                                        f"for: {', '.join(available()) or 'none'}")
         from .adaptation import (
-            OTHER_MACHINES_ID,
             apply,
-            bundled_default,
+            bundled_adaptation,
             find_adaptation,
         )
 
@@ -168,7 +167,7 @@ class Learned:
         model = f"{models.path.name} (kernel data {models.kernel_meta.get('data_digest', '')})"
         adaptation, why = find_adaptation(hw.name, digest)
         if adaptation is None and models.machine_differences():
-            adaptation, why_default = bundled_default(models.path, digest)
+            adaptation, why_default = bundled_adaptation(models.path, digest)
             why = why or why_default
         if adaptation is not None:
             adapted, step_s = apply(adaptation, analysis, time_s, step_s, learned.floor_s,
@@ -176,9 +175,9 @@ class Learned:
             scale = np.divide(adapted, time_s, out=np.ones_like(adapted), where=time_s > 0)
             time_s, low_s, high_s = adapted, low_s * scale, high_s * scale
             notes.append(adaptation.describe())
-            model += (", adapted by the bundle's default for other machines"
-                      if adaptation.fingerprint_id == OTHER_MACHINES_ID else
-                      f", adapted on machine {adaptation.fingerprint_id}")
+            model += {"bundle-default": ", adapted by the bundle's default for other machines",
+                      "bundle-machine": ", adapted by the bundle's factors for this machine"
+                      }.get(adaptation.origin, f", adapted on machine {adaptation.fingerprint_id}")
         elif why:
             notes.append(why)
         total_s = step_s if step_s is not None else \

@@ -86,12 +86,20 @@ def _write(path, **changes):
     return data
 
 
-def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir):
-    from stablecost.models.adaptation import OTHER_MACHINES_ID, bundled_default
+NOT_A_DATA_MACHINE = "0123456789ab"
 
+
+def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir,
+                                                                    monkeypatch):
+    from stablecost.models import adaptation
+    from stablecost.models.adaptation import OTHER_MACHINES_ID, bundled_adaptation
+
+    # a machine none of the bundle's data comes from
+    monkeypatch.setattr(adaptation, "local_fingerprint_id", lambda: NOT_A_DATA_MACHINE)
     models = load_models("host-cpu")
-    default, why = bundled_default(models.path, models.adaptation_digest)
+    default, why = bundled_adaptation(models.path, models.adaptation_digest)
     assert default is not None and not why and default.fingerprint_id == OTHER_MACHINES_ID
+    assert default.origin == "bundle-default"
     # fitted factors (the step factor may be 1: `checked_step_factor` drops one that
     # made held-out machines worse)
     assert len(default.machines) >= 2 and default.default_kernel_factor != 1.0
@@ -102,17 +110,50 @@ def test_the_bundles_default_applies_until_this_machine_has_its_own(examples_dir
     assert any("the bundle's default for machines other than its own" in n
                for n in before.notes)
     assert "default for other machines" in before.model
-    _write(adaptation_path("host-cpu", local_fingerprint_id()))
+    _write(adaptation_path("host-cpu", NOT_A_DATA_MACHINE))
     after = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
     assert not any("default for machines other" in n for n in after.notes)
     assert any("adapted to this machine" in n for n in after.notes)
+
+
+def test_a_machine_the_bundles_data_comes_from_gets_its_own_factors(examples_dir,
+                                                                     monkeypatch):
+    from stablecost.models import adaptation
+    from stablecost.models.adaptation import MACHINES_FILE, OTHER_MACHINES, bundled_adaptation
+
+    models = load_models("host-cpu")
+    listed = json.loads((models.path / OTHER_MACHINES / MACHINES_FILE).read_text())
+    # every machine of the default's data has its own factors, fitted on its data alone
+    default_machines = json.loads(
+        (models.path / OTHER_MACHINES / "adaptation.json").read_text())["machines"]
+    assert sorted(listed) == sorted(default_machines)
+    program = examples_dir / "transformer_block_train_step.mlir"
+    monkeypatch.setattr(adaptation, "local_fingerprint_id", lambda: NOT_A_DATA_MACHINE)
+    elsewhere = stablecost.predict(program, "host-cpu", fidelity="learned")
+    steps = {}
+    for machine, data in listed.items():
+        monkeypatch.setattr(adaptation, "local_fingerprint_id", lambda m=machine: m)
+        own, why = bundled_adaptation(models.path, models.adaptation_digest)
+        assert not why and own.origin == "bundle-machine" and own.fingerprint_id == machine
+        assert own.step_factor == data["step_factor"] and own.machines == (machine,)
+        here = stablecost.predict(stablecost.analyze(program), "host-cpu", fidelity="learned")
+        assert "adapted by the bundle's factors for this machine" in here.model
+        assert any("the project's data comes from it" in n for n in here.notes)
+        steps[machine] = here.compute_s
+        # this machine's own adaptation still wins over the bundle's
+        _write(adaptation_path("host-cpu", machine))
+        adapted = stablecost.predict(stablecost.analyze(program), "host-cpu",
+                                     fidelity="learned")
+        assert "adapted on machine" in adapted.model
+    # the machines' factors differ, and so do their answers
+    assert len({round(s, 12) for s in (*steps.values(), elsewhere.compute_s)}) > 1
 
 
 def test_predict_applies_this_machines_adaptation(examples_dir, monkeypatch):
     from stablecost.models import adaptation
 
     # without the bundle's default for other machines, to compare with the bare bundle
-    monkeypatch.setattr(adaptation, "bundled_default", lambda *a: (None, ""))
+    monkeypatch.setattr(adaptation, "bundled_adaptation", lambda *a: (None, ""))
     program = examples_dir / "transformer_block_train_step.mlir"
     # one cache for both: it memoizes the first answer, and an adaptation written since
     # must not be answered from the memo
@@ -179,6 +220,7 @@ def test_an_adaptation_of_another_bundle_is_not_used_and_says_why():
     ({"step_factor": "fast"}, "damaged adaptation"),
     ({"step_factor": 1e9}, "outside"),
     ({"version": 99}, "not a stablecost adaptation"),
+    ({"origin": "guessed"}, "unknown origin 'guessed'; allowed: adapt, bundle-default"),
 ])
 def test_a_damaged_adaptation_is_a_model_error(tmp_path, change, match):
     path = tmp_path / "a.json"
@@ -188,6 +230,20 @@ def test_a_damaged_adaptation_is_a_model_error(tmp_path, change, match):
     path.write_text("{not json")
     with pytest.raises(ModelError, match="not JSON"):
         read_adaptation(path)
+
+
+def test_a_bundles_machine_factors_that_are_not_a_mapping_are_a_model_error(tmp_path):
+    import shutil
+
+    from stablecost.models.adaptation import MACHINES_FILE, OTHER_MACHINES, _read_bundled
+    from stablecost.models.manifest import write_manifest
+
+    folder = tmp_path / OTHER_MACHINES
+    shutil.copytree(load_models("host-cpu").path / OTHER_MACHINES, folder)
+    (folder / MACHINES_FILE).write_text("[1, 2]")
+    write_manifest(folder)
+    with pytest.raises(ModelError, match="not a mapping of fingerprint ids to adaptations"):
+        _read_bundled(folder)
 
 
 @pytest.mark.parametrize("argv, match", [

@@ -57,7 +57,12 @@ def test_differences_name_what_is_missing_or_different_and_skip_device_count():
         "cpu_family: 23 (this machine: 25)", "cpu_isa: not recorded (this machine: avx2)"]
 
 
-def test_hardware_show_reports_this_machine_for_cpus_only(capsys):
+def test_hardware_show_reports_this_machine_for_cpus_only(capsys, monkeypatch):
+    from stablecost.models import adaptation as adaptation_module
+
+    # a machine none of the bundle's data comes from (on one it does, its own factors
+    # apply: tests/test_adapt.py)
+    monkeypatch.setattr(adaptation_module, "local_fingerprint_id", lambda: "0123456789ab")
     assert main(["hardware", "show", "host-cpu", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["this_machine"]["cpu_isa"] == cpu_identity()["cpu_isa"]

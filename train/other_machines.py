@@ -12,7 +12,13 @@ machine under `data/` (each dataset priced through its own `hardware.toml`, as p
 does there), and saves them in the bundle as `other_machines/adaptation.json` with its
 manifest. `predict` applies it on a machine that has no adaptation of its own and whose
 fingerprint differs from the bundle's, and says so in the notes
-(`models.adaptation.bundled_default`).
+(`models.adaptation.bundled_adaptation`).
+
+Beside it, `machines.json` holds each of those machines' own factors, fitted on its data
+alone as adapt would fit them there (`machine_adaptation`): on a machine the project
+measured, predict uses them in place of the default. Their step factor is kept only
+where, fitted without a quarter of that machine's program groups, it brought those
+closer (adapt's own check, `train.adapt.check_errors`).
 
 It also prints, per machine, what the default does on that machine's programs when
 fitted without it (leave one machine out), next to no adaptation: the honest figure for
@@ -35,13 +41,14 @@ from ..datasets import store
 from ..errors import InvalidArgumentError, StablecostError
 from ..featurize.program import FEATURIZER_VERSION
 from ..models.adaptation import (
+    MACHINES_FILE,
     OTHER_MACHINES,
     OTHER_MACHINES_FILE,
     OTHER_MACHINES_ID,
     Adaptation,
 )
 from ..models.learned import LearnedModels, load_models
-from .adapt import Residual, dataset_residuals, fit_factors
+from .adapt import Residual, check_errors, dataset_residuals, fit_factors
 from .data import dataset_hardware
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,16 +69,35 @@ def default_adaptation(models: LearnedModels, residuals: dict[str, list[Residual
     if not pooled:
         raise InvalidArgumentError("no samples to fit on: the datasets hold no programs or "
                                    "kernels the bundle prices")
-    fitted = fit_factors(pooled)
+    return _fitted(models, pooled, OTHER_MACHINES_ID, tuple(sorted(residuals)),
+                   "bundle-default")
+
+
+def machine_adaptation(models: LearnedModels, fingerprint_id: str, rows: list[Residual]
+                       ) -> tuple[Adaptation, dict[str, dict[str, float]]]:
+    """One machine's own factors, fitted on its residuals as adapt fits them, with the
+    check adapt reports (`check_errors`); the step factor is 1 where the check's held-out
+    steps came no closer with it."""
+    adaptation = _fitted(models, rows, fingerprint_id, (fingerprint_id,), "bundle-machine")
+    check = check_errors(rows)
+    steps = check.get("step")
+    if steps is None or steps["mape_after"] >= steps["mape_before"]:
+        adaptation = dataclasses.replace(adaptation, step_factor=1.0)
+    return adaptation, check
+
+
+def _fitted(models: LearnedModels, rows: list[Residual], fingerprint_id: str,
+            machines: tuple[str, ...], origin: str) -> Adaptation:
+    fitted = fit_factors(rows)
     return Adaptation(
-        hardware=models.hardware, fingerprint_id=OTHER_MACHINES_ID,
+        hardware=models.hardware, fingerprint_id=fingerprint_id,
         bundle_digest=models.adaptation_digest,
         featurizer_version=FEATURIZER_VERSION, step_factor=fitted["step"],
         default_kernel_factor=fitted["default"],
         kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")},
-        samples={k: sum(1 for r in pooled if r.kind == k) for k in ("kernel", "step")},
+        samples={k: sum(1 for r in rows if r.kind == k) for k in ("kernel", "step")},
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        machines=tuple(sorted(residuals)))
+        machines=machines, origin=origin)
 
 
 def held_out_steps(residuals: dict[str, list[Residual]]) -> dict[str, dict[str, float]]:
@@ -110,7 +136,8 @@ def checked_step_factor(adaptation: Adaptation, held_out: dict[str, dict[str, fl
     return dataclasses.replace(adaptation, step_factor=1.0), why
 
 
-def save(adaptation: Adaptation, report: dict[str, Any], folder: Path) -> Path:
+def save(adaptation: Adaptation, machines: dict[str, Adaptation], report: dict[str, Any],
+         folder: Path) -> Path:
     import json
 
     from ..atomicio import atomic_write_bytes
@@ -119,6 +146,8 @@ def save(adaptation: Adaptation, report: dict[str, Any], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(folder / OTHER_MACHINES_FILE,
                        (json.dumps(adaptation.to_dict(), indent=1) + "\n").encode())
+    atomic_write_bytes(folder / MACHINES_FILE, (json.dumps(
+        {m: a.to_dict() for m, a in sorted(machines.items())}, indent=1) + "\n").encode())
     atomic_write_bytes(folder / "report.json", (json.dumps(report, indent=1) + "\n").encode())
     write_manifest(folder)
     return folder
@@ -162,10 +191,13 @@ def main(argv: list[str] | None = None) -> int:
         held_out = held_out_steps(residuals)
         fitted_step = adaptation.step_factor
         adaptation, dropped = checked_step_factor(adaptation, held_out)
+        own = {m: machine_adaptation(models, m, rows) for m, rows in residuals.items()}
         report = {"datasets": [str(d.relative_to(ROOT) if d.is_relative_to(ROOT) else d)
                                for d in datasets], "held_out": held_out,
-                  "step_factor_fitted": fitted_step, "step_factor_dropped": dropped}
-        folder = save(adaptation, report, args.save or models.path / OTHER_MACHINES)
+                  "step_factor_fitted": fitted_step, "step_factor_dropped": dropped,
+                  "machines_own_check": {m: check for m, (_, check) in own.items()}}
+        folder = save(adaptation, {m: a for m, (a, _) in own.items()}, report,
+                      args.save or models.path / OTHER_MACHINES)
     except StablecostError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -180,6 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     for machine, v in held_out.items():
         print(f"| {machine} | {v['steps']:.0f} | x{v['factor']:.3f} | {v['mape_none']:.1%} | "
               f"{v['mape_default']:.1%} |")
+    print("\neach machine's own factors (used on that machine):")
+    print("| machine | step factor | kernels by default | check: steps before -> after | "
+          "kernel sums before -> after |")
+    print("|---|---:|---:|---:|---:|")
+    for machine, (own_factors, check) in own.items():
+        cells = [f"{check[k]['mape_before']:.1%} -> {check[k]['mape_after']:.1%}"
+                 if k in check else "-" for k in ("step", "kernel")]
+        print(f"| {machine} | x{own_factors.step_factor:.3f} | "
+              f"x{own_factors.default_kernel_factor:.3f} | {cells[0]} | {cells[1]} |")
     if not args.no_track:
         import mlflow
 

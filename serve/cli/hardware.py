@@ -131,19 +131,24 @@ def _machine_section(hw: Any) -> dict[str, Any]:
 
 def _adaptation_in_use(models: Any) -> dict[str, Any]:
     """The adaptation predict applies to the learned model on this machine: this
-    machine's own, the bundle's default for other machines, or none (with why)."""
-    from ...models.adaptation import bundled_default, find_adaptation
+    machine's own, the bundle's for this machine or its default for other machines, or
+    none (with why)."""
+    from ...models.adaptation import bundled_adaptation, find_adaptation
 
     digest = models.adaptation_digest
     adaptation, why = find_adaptation(models.hardware, digest)
     source = "this machine's (stablecost hardware adapt)"
     if adaptation is None and models.machine_differences():
-        adaptation, why_default = bundled_default(models.path, digest)
+        adaptation, why_default = bundled_adaptation(models.path, digest)
         why = why or why_default
-        source = "the bundle's default for other machines"
+        if adaptation is not None:
+            source = {"bundle-machine": "the bundle's factors for this machine (its data "
+                                        "comes from it)"}.get(
+                adaptation.origin, "the bundle's default for other machines")
     if adaptation is None:
         return {"source": "none", "why": why}
-    return {"source": source, "path": adaptation.path, "step_factor": adaptation.step_factor,
+    return {"source": source, "origin": adaptation.origin, "path": adaptation.path,
+            "step_factor": adaptation.step_factor,
             "default_kernel_factor": adaptation.default_kernel_factor,
             "machines": list(adaptation.machines)}
 
@@ -167,8 +172,9 @@ def _print_machine(console: Any, machine: dict[str, Any]) -> None:
         console.print("adaptation: none" + (f" ({adaptation['why']})" if adaptation["why"]
                                             else "; `stablecost hardware adapt` fits one"))
         return
-    fitted_on = (f", fitted on the data of machines {', '.join(adaptation['machines'])}"
-                 if adaptation["machines"] else "")
+    machines = adaptation["machines"]
+    fitted_on = ("" if not machines or adaptation["origin"] != "bundle-default" else
+                 f", fitted on the data of machines {', '.join(machines)}")
     console.print(f"adaptation: {adaptation['source']}{fitted_on}: step "
                   f"x{adaptation['step_factor']:.3f}, kernels "
                   f"x{adaptation['default_kernel_factor']:.3f} by default "
