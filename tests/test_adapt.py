@@ -296,3 +296,27 @@ def test_the_default_step_factor_is_dropped_only_where_every_held_out_machine_go
     mixed = dict(worse, b={**worse["b"], "mape_default": 0.29})     # one machine better
     assert checked_step_factor(fitted, mixed) == (fitted, "")
     assert checked_step_factor(fitted, {}) == (fitted, "")           # nothing to check on
+
+
+def test_a_data_machines_own_step_factor_is_kept_only_where_its_check_came_closer(
+        monkeypatch):
+    from types import SimpleNamespace
+
+    from stablecost.train import other_machines
+    from stablecost.train.other_machines import machine_adaptation
+
+    models = SimpleNamespace(hardware="host-cpu", adaptation_digest="d")
+    # every step measured at 0.8x its price: the MAPE-optimal step factor is 0.8
+    level = [_residual("step", "step", 0.8, group=f"g{i}") for i in range(40)]
+    closer = {"step": {"rows": 10.0, "mape_before": 0.25, "mape_after": 0.05}}
+    monkeypatch.setattr(other_machines, "check_errors", lambda rows: closer)
+    own, check = machine_adaptation(models, "abc", level)
+    assert own.step_factor == pytest.approx(0.8) and own.origin == "bundle-machine"
+    assert own.machines == ("abc",) and check == closer
+    # the same factor, but adapt's held-out groups came no closer with it: not kept
+    further = {"step": {"rows": 10.0, "mape_before": 0.25, "mape_after": 0.30}}
+    monkeypatch.setattr(other_machines, "check_errors", lambda rows: further)
+    assert machine_adaptation(models, "abc", level)[0].step_factor == 1.0
+    # nothing held out to check it on: not kept either
+    monkeypatch.setattr(other_machines, "check_errors", lambda rows: {})
+    assert machine_adaptation(models, "abc", level)[0].step_factor == 1.0

@@ -400,3 +400,44 @@ def test_held_out_one_at_a_time_each_machine_shows_its_own_level():
     alone, report = calibrate_over(parts[:1], fit_in_step(parts[:1]))
     assert "machines_held_out" not in report
     assert alone.interval_log_ratio[1] - alone.interval_log_ratio[0] < 0.5
+
+
+def test_programs_are_dropped_whole_and_the_rest_renumbered():
+    X = _rows(programs=3, kernels=2)
+    samples = pd.DataFrame({"family": ["a", "b", "c"], "split": ["train"] * 3,
+                            "median_s": [1.0, 2.0, 3.0], "sample_id": ["p0", "p1", "p2"]})
+    sample = np.array([0, 0, 1, 1, 2, 2])
+    rows = PricedRows(X, np.arange(6.0), np.ones(6), sample, np.arange(6.0) * 2,
+                      np.zeros(6, bool), samples, analyses=["A", "B", "C"])
+    kept = rows.without_programs(np.array([False, True, False]))
+    assert list(kept.sample) == [0, 0, 1, 1]
+    assert list(kept.roofline_s) == [0.0, 1.0, 4.0, 5.0]
+    assert list(kept.samples["family"]) == ["a", "c"] and kept.analyses == ["A", "C"]
+    np.testing.assert_array_equal(kept.X, X[[0, 1, 4, 5]])
+
+
+def test_a_loop_that_may_stop_on_its_data_keeps_its_program_out_of_the_fits():
+    """Its kernels are counted at the loop's bound, so neither their profiled time per
+    execution nor the measured step is what the counted kernels take."""
+    import jax
+    import jax.numpy as jnp
+
+    from stablecost.train.in_step import exits_early
+
+    def solve(x):
+        def cond(state):
+            i, _, residual = state
+            return (i < 40) & (residual > 1e-3)
+
+        def body(state):
+            i, v, _ = state
+            new = jnp.tanh(v @ v)
+            return i + 1, new, jnp.abs(new - v).max()
+        return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
+
+    def fixed(x):
+        return jax.lax.fori_loop(0, 40, lambda i, v: jnp.tanh(v @ v), x)
+
+    x = jnp.ones((16, 16))
+    assert exits_early(stablecost.analyze(jax.jit(solve).lower(x).as_text()))
+    assert not exits_early(stablecost.analyze(jax.jit(fixed).lower(x).as_text()))

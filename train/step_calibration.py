@@ -94,6 +94,19 @@ class PricedRows:
     samples: Any               # the program rows featurized (pandas)
     analyses: list[Any] | None = None
 
+    def without_programs(self, drop: np.ndarray) -> "PricedRows":
+        """The same rows without the programs where `drop` (one bool per program) is
+        set, the rest renumbered in order."""
+        drop = np.asarray(drop, dtype=bool)
+        kept = ~drop[self.sample]
+        number = np.cumsum(~drop) - 1
+        return PricedRows(
+            self.X[kept], self.roofline_s[kept], self.count[kept], number[self.sample[kept]],
+            self.predicted_s[kept], self.outside[kept],
+            self.samples[~drop].reset_index(drop=True),
+            None if self.analyses is None else
+            [a for a, d in zip(self.analyses, drop) if not d])
+
 
 def priced_rows(frame: Any, hw: Any, models: Any, *, progress: bool = True,
                 keep_analyses: bool = False, spec: Any = None) -> PricedRows:
