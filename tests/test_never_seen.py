@@ -73,7 +73,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_26")         # judged featurizer 8, profiles mapped, Zen 5
     assert spent("never_seen_27")         # judged the machine-held-out interval, Zen 5
     assert spent("never_seen_28")         # judged the bagged corrector, Zen 5
-    assert not spent("never_seen_29")     # not yet judged a model
+    assert spent("never_seen_29")         # judged the Zen 5 sets corrector, Zen 5
     assert not spent("never_seen_30")     # not yet judged a model
     assert not spent("never_seen_99")
 
