@@ -228,6 +228,16 @@ def bundled_adaptation(bundle: Path, bundle_digest: str) -> tuple[Adaptation | N
     return (None, why) if why else (adaptation, "")
 
 
+def bundled_machine_factors(bundle: Path, bundle_digest: str) -> Adaptation | None:
+    """The bundle's own factors for this machine (a machine its data comes from), None
+    when it ships none for it or they correct another bundle."""
+    folder = Path(bundle) / OTHER_MACHINES
+    if not folder.is_dir():
+        return None
+    own = _read_bundled(folder)[1].get(local_fingerprint_id())
+    return own if own is not None and not usable(own, bundle_digest) else None
+
+
 @functools.lru_cache(maxsize=4)
 def _read_bundled(folder: Path) -> tuple[Adaptation, dict[str, Adaptation]]:
     """(the default, {fingerprint id: that machine's factors}) of a bundle's folder."""

@@ -1,6 +1,7 @@
 """Adapting the bundled learned model to this machine: the correction's fit (hand-worked
 MAPE-optimal factors), its file (checked on load), its use by predict, and the command's errors."""
 
+import dataclasses
 import json
 import math
 
@@ -320,3 +321,46 @@ def test_a_data_machines_own_step_factor_is_kept_only_where_its_check_came_close
     # nothing held out to check it on: not kept either
     monkeypatch.setattr(other_machines, "check_errors", lambda rows: {})
     assert machine_adaptation(models, "abc", level)[0].step_factor == 1.0
+
+
+def test_adapt_pools_its_factors_with_the_bundles_for_a_machine_it_knows():
+    """Each factor is the sample-weighted geometric mean of adapt's own and the
+    bundle's factor for this machine (hand worked)."""
+    from stablecost.train.adapt import pooled_with
+
+    prior = Adaptation(hardware="host-cpu", fingerprint_id="abc", bundle_digest="d",
+                       featurizer_version="7", step_factor=0.5, default_kernel_factor=0.8,
+                       kernel_factors={"loop": 0.4}, samples={"kernel": 30, "step": 30},
+                       origin="bundle-machine")
+    residuals = ([_residual("step", "step", 2.0, group=f"s{i}") for i in range(10)]
+                 + [_residual("kernel", "matmul", 1.0, group=f"k{i}") for i in range(10)])
+    fitted = {"step": 2.0, "default": 1.0, "matmul": 1.0}
+    pooled = pooled_with(fitted, residuals, prior)
+    # step: 10 samples at 2.0 against 30 at 0.5 -> 2^(1/4) x 0.5^(3/4)
+    assert pooled["step"] == pytest.approx(2.0 ** 0.25 * 0.5 ** 0.75)
+    assert pooled["default"] == pytest.approx(0.8 ** 0.75)
+    assert pooled["matmul"] == pytest.approx(0.8 ** 0.75)   # the bundle's default for it
+    # a kind adapt saw no sample of takes the bundle's factor whole
+    assert pooled["loop"] == pytest.approx(0.4)
+    # with no samples on the bundle's side adapt's own factors stand
+    bare = dataclasses.replace(prior, samples={})
+    assert pooled_with(fitted, residuals, bare) == pytest.approx(
+        {"step": 2.0, "default": 1.0, "matmul": 1.0, "loop": 1.0})
+
+
+def test_only_a_machine_the_bundles_data_comes_from_has_factors_to_pool_with(monkeypatch):
+    from stablecost.models import adaptation
+    from stablecost.models.adaptation import (
+        MACHINES_FILE,
+        OTHER_MACHINES,
+        bundled_machine_factors,
+    )
+
+    models = load_models("host-cpu")
+    machine = sorted(json.loads((models.path / OTHER_MACHINES / MACHINES_FILE).read_text()))[0]
+    monkeypatch.setattr(adaptation, "local_fingerprint_id", lambda: machine)
+    own = bundled_machine_factors(models.path, models.adaptation_digest)
+    assert own is not None and own.fingerprint_id == machine and own.samples["step"] > 0
+    assert bundled_machine_factors(models.path, "another bundle") is None
+    monkeypatch.setattr(adaptation, "local_fingerprint_id", lambda: NOT_A_DATA_MACHINE)
+    assert bundled_machine_factors(models.path, models.adaptation_digest) is None

@@ -18,6 +18,14 @@ spread, and over-corrected the programs it was not fitted on (on the second mach
 a step factor of 1.30 against 1.25; benchmarks/RESULTS.md, "Adapt factors that
 minimize MAPE").
 
+On a machine the bundle's data comes from, the bundle already holds that machine's own
+factors, fitted on thousands of its samples (`models.adaptation.bundled_adaptation`);
+five minutes of samples fit its level less well (on never-seen-29 on Zen 5, 53.6 %
+against 47.5 % with the bundle's factors; benchmarks/RESULTS.md). There each factor is
+pooled in log space with the bundle's, each weighted by its number of samples
+(`pooled_with`), so that adapt moves them as far as its own samples outweigh the
+bundle's.
+
 The samples are split by group (a model size, a shape family) into a fitting part and a
 check part; the error of the check part before and after correction is reported and
 logged with the factors as an MLflow run; the factors finally written are fitted on
@@ -51,6 +59,7 @@ from ..models.adaptation import (
     MIN_FACTOR,
     Adaptation,
     adaptation_path,
+    bundled_machine_factors,
     fixed_seconds,
     local_fingerprint_id,
 )
@@ -115,15 +124,25 @@ def adapt(*, minutes: float = 5.0, data: str | Path | None = None,
             raise KeyboardInterrupt
 
     residuals = residuals_here(data_dir, models, say)
-    fitted = fit_factors(residuals)
-    check = check_errors(residuals)
+    prior = bundled_machine_factors(models.path, digest)
+    samples = {k: sum(1 for r in residuals if r.kind == k) for k in ("kernel", "step")}
+    if prior is None:
+        fitted = fit_factors(residuals)
+    else:
+        fitted = pooled_with(fit_factors(residuals), residuals, prior)
+        samples.update({f"bundle {k}": int(prior.samples.get(k, 0))
+                        for k in ("kernel", "step")})
+        say(f"pooled with the bundle's factors for this machine (step x"
+            f"{prior.step_factor:.3f}, kernels x{prior.default_kernel_factor:.3f} by "
+            f"default), weighted by their samples")
+    check = check_errors(residuals, prior)
     fingerprint = local_fingerprint_id()
     adaptation = Adaptation(
         hardware=hw.name, fingerprint_id=fingerprint, bundle_digest=digest,
         featurizer_version=FEATURIZER_VERSION, step_factor=fitted["step"],
         default_kernel_factor=fitted["default"],
         kernel_factors={k: v for k, v in fitted.items() if k not in ("step", "default")},
-        samples={k: sum(1 for r in residuals if r.kind == k) for k in ("kernel", "step")},
+        samples=samples,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     path = adaptation_path(hw.name, fingerprint)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -215,19 +234,48 @@ def fit_factors(residuals: list[Residual]) -> dict[str, float]:
     return out
 
 
+def pooled_with(fitted: dict[str, float], residuals: list[Residual], prior: Adaptation
+                ) -> dict[str, float]:
+    """`fit_factors`' answer on `residuals` pooled with `prior` (the bundle's factors for
+    this machine), in log space, each side weighted by its samples: the step factor by
+    step samples, the kernel factors by kernel samples (a kind by this machine's samples
+    of that kind against all of the bundle's kernel samples, whose kinds it does not
+    count apart)."""
+    def pool(mine: float, n: int, theirs: float, m: int) -> float:
+        if n + m <= 0:
+            return mine
+        return float(math.exp((n * math.log(mine) + m * math.log(theirs)) / (n + m)))
+
+    kernel = [r for r in residuals if r.kind == "kernel"]
+    steps = sum(1 for r in residuals if r.kind == "step")
+    m_kernel, m_step = (int(prior.samples.get(k, 0)) for k in ("kernel", "step"))
+    out = {"step": pool(fitted["step"], steps, prior.step_factor, m_step),
+           "default": pool(fitted["default"], len(kernel), prior.default_kernel_factor,
+                           m_kernel)}
+    for key in sorted((set(fitted) | set(prior.kernel_factors)) - {"step", "default"}):
+        n = sum(1 for r in kernel if r.key == key)
+        out[key] = pool(fitted.get(key, fitted["default"]), n,
+                        prior.kernel_factors.get(key, prior.default_kernel_factor), m_kernel)
+    return out
+
+
 def _factor(fitted: dict[str, float], r: Residual) -> float:
     if r.kind == "step":
         return fitted["step"]
     return fitted.get(r.key, fitted["default"])
 
 
-def check_errors(residuals: list[Residual]) -> dict[str, dict[str, float]]:
-    """MAPE of the held-out groups before and after a correction fitted without them."""
+def check_errors(residuals: list[Residual], prior: Adaptation | None = None
+                 ) -> dict[str, dict[str, float]]:
+    """MAPE of the held-out groups before and after a correction fitted without them
+    (pooled with `prior` where given, as `adapt` pools it)."""
     fractions = (1 - CHECK_FRACTION, 0.0, CHECK_FRACTION)
     is_held = [split_of(r.group_id, seed=ADAPT_SEED, fractions=fractions) == "test"
                for r in residuals]
     held = [r for r, h in zip(residuals, is_held) if h]
-    fitted = fit_factors([r for r, h in zip(residuals, is_held) if not h])
+    rest = [r for r, h in zip(residuals, is_held) if not h]
+    fitted = fit_factors(rest) if prior is None else \
+        pooled_with(fit_factors(rest), rest, prior)
     out = {}
     for kind in ("kernel", "step"):
         rows = [r for r in held if r.kind == kind]
