@@ -27,7 +27,9 @@ ships them (`<bundle>/other_machines/`, `train/other_machines.py`):
   than none (`train.other_machines.checked_step_factor`); with the in-step corrector it
   did not on any, so today's default corrects kernel sums only (step x1).
 
-`stablecost hardware adapt` replaces either with this machine's own.
+`stablecost hardware adapt` replaces either with this machine's own; on a machine of the
+bundle's data it pools its factors with the bundle's for that machine
+(`train.adapt.pooled_with`).
 
 Each adaptation records the bundle it corrects (the kernel model's data digest) and the
 featurizer version; a file made for another bundle or featurizer is not used, and the
