@@ -71,6 +71,12 @@ def test_the_check_reports_groups_the_fit_did_not_see():
     # every program runs 2x the prediction: |1/2 - 1| before, 0 after
     assert check["mape_before"] == pytest.approx(0.5)
     assert check["mape_after"] == pytest.approx(0.0, abs=1e-12)
+    assert "mape_current" not in check
+    # beside what predict applied until now: a step factor of 1.5, |1.5/2 - 1|
+    current = Adaptation(hardware="host-cpu", fingerprint_id="abc", bundle_digest="d",
+                         featurizer_version="7", step_factor=1.5, default_kernel_factor=1.0)
+    assert check_errors(residuals, current=current)["step"]["mape_current"] == \
+        pytest.approx(0.25)
 
 
 def _write(path, **changes):

@@ -59,7 +59,9 @@ from ..models.adaptation import (
     MIN_FACTOR,
     Adaptation,
     adaptation_path,
+    bundled_adaptation,
     bundled_machine_factors,
+    find_adaptation,
     fixed_seconds,
     local_fingerprint_id,
 )
@@ -135,7 +137,12 @@ def adapt(*, minutes: float = 5.0, data: str | Path | None = None,
         say(f"pooled with the bundle's factors for this machine (step x"
             f"{prior.step_factor:.3f}, kernels x{prior.default_kernel_factor:.3f} by "
             f"default), weighted by their samples")
-    check = check_errors(residuals, prior)
+    # what predict applied until now: this machine's earlier adaptation, else the
+    # bundle's factors for it or its default for other machines
+    current = find_adaptation(hw.name, digest)[0]
+    if current is None and models.machine_differences():
+        current = bundled_adaptation(models.path, digest)[0]
+    check = check_errors(residuals, prior, current)
     fingerprint = local_fingerprint_id()
     adaptation = Adaptation(
         hardware=hw.name, fingerprint_id=fingerprint, bundle_digest=digest,
@@ -265,10 +272,12 @@ def _factor(fitted: dict[str, float], r: Residual) -> float:
     return fitted.get(r.key, fitted["default"])
 
 
-def check_errors(residuals: list[Residual], prior: Adaptation | None = None
-                 ) -> dict[str, dict[str, float]]:
-    """MAPE of the held-out groups before and after a correction fitted without them
-    (pooled with `prior` where given, as `adapt` pools it)."""
+def check_errors(residuals: list[Residual], prior: Adaptation | None = None,
+                 current: Adaptation | None = None) -> dict[str, dict[str, float]]:
+    """MAPE of the held-out groups before (the bare bundle) and after a correction
+    fitted without them (pooled with `prior` where given, as `adapt` pools it); where
+    `current` is given (the adaptation predict applied until now), also with its factors
+    ("mape_current")."""
     fractions = (1 - CHECK_FRACTION, 0.0, CHECK_FRACTION)
     is_held = [split_of(r.group_id, seed=ADAPT_SEED, fractions=fractions) == "test"
                for r in residuals]
@@ -285,6 +294,11 @@ def check_errors(residuals: list[Residual], prior: Adaptation | None = None
         after = [abs(_factor(fitted, r) * math.exp(-r.log_ratio) - 1) for r in rows]
         out[kind] = {"rows": float(len(rows)), "mape_before": float(np.mean(before)),
                      "mape_after": float(np.mean(after))}
+        if current is not None:
+            factors = {"step": current.step_factor, "default": current.default_kernel_factor,
+                       **current.kernel_factors}
+            out[kind]["mape_current"] = float(np.mean(
+                [abs(_factor(factors, r) * math.exp(-r.log_ratio) - 1) for r in rows]))
     return out
 
 

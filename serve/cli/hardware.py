@@ -200,8 +200,11 @@ def _adapt(args: Any) -> int:
     for kind, factor in sorted(a.kernel_factors.items()):
         console.print(f"  {kind:20s} x{factor:.3f}")
     for kind, values in result.check.items():
+        now = (f", {values['mape_current']:.1%} as predict priced them until now"
+               if "mape_current" in values else "")
         console.print(f"held-out {kind} samples ({values['rows']:.0f}): MAPE "
-                      f"{values['mape_before']:.1%} before, {values['mape_after']:.1%} after")
+                      f"{values['mape_before']:.1%} with the bare bundle{now}, "
+                      f"{values['mape_after']:.1%} after")
     if result.run_id:
         console.print(f"MLflow run {result.run_id} in {result.tracking_uri}")
     return 0
