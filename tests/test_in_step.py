@@ -421,23 +421,11 @@ def test_a_loop_that_may_stop_on_its_data_keeps_its_program_out_of_the_fits():
     execution nor the measured step is what the counted kernels take."""
     import jax
     import jax.numpy as jnp
+    from programs import early_exit_solver
 
     from stablecost.train.in_step import exits_early
 
-    def solve(x):
-        def cond(state):
-            i, _, residual = state
-            return (i < 40) & (residual > 1e-3)
-
-        def body(state):
-            i, v, _ = state
-            new = jnp.tanh(v @ v)
-            return i + 1, new, jnp.abs(new - v).max()
-        return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
-
-    def fixed(x):
-        return jax.lax.fori_loop(0, 40, lambda i, v: jnp.tanh(v @ v), x)
-
+    solve, fixed = early_exit_solver(40)
     x = jnp.ones((16, 16))
     assert exits_early(stablecost.analyze(jax.jit(solve).lower(x).as_text()))
     assert not exits_early(stablecost.analyze(jax.jit(fixed).lower(x).as_text()))

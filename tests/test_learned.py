@@ -676,6 +676,7 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     (hand worked: the share of kernel time beyond one iteration, `early_exit_share`)."""
     import jax
     import jax.numpy as jnp
+    from programs import early_exit_solver
 
     from stablecost.models.cost_model import (
         EARLY_EXIT_FRACTION,
@@ -683,19 +684,7 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
         early_exit_share,
     )
 
-    def solve(x):
-        def cond(state):
-            i, _, residual = state
-            return (i < 40) & (residual > 1e-3)
-
-        def body(state):
-            i, v, _ = state
-            new = jnp.tanh(v @ v)
-            return i + 1, new, jnp.abs(new - v).max()
-        return jax.lax.while_loop(cond, body, (0, x, jnp.float32(1.0)))[1]
-
-    def fixed(x):
-        return jax.lax.fori_loop(0, 40, lambda i, v: jnp.tanh(v @ v), x)
+    solve, fixed = early_exit_solver(40)
 
     x = jnp.ones((64, 64))
     early = stablecost.analyze(jax.jit(solve).lower(x))
