@@ -14,10 +14,11 @@ mean of the stored rounds):
 
 - cap: the loops run to their bound (the rule before any);
 - 60 % of the cap: the loops run 60 % of the way from one iteration to their cap (the
-  shipped rule, `models.cost_model.early_exit_step`);
-- harmonic mean of the two ends: the least expected absolute percentage error were the
-  step log-uniform between them (the median of that range weighted by 1 / time twice,
-  for the prior's density and for the error's denominator);
+  shipped rule until 2026-11-28);
+- harmonic mean of the two ends (the shipped rule, `models.cost_model.early_exit_step`):
+  the least expected absolute percentage error were the step log-uniform between them
+  (the median of that range weighted by 1 / time twice, for the prior's density and for
+  the error's denominator);
 - geometric mean of the two ends;
 - one iteration.
 
@@ -36,7 +37,8 @@ from pathlib import Path
 
 from _common import commit, today
 
-RULES = ("cap", "60 % of the cap", "harmonic mean", "geometric mean", "one iteration")
+RULES = ("cap", "60 % of the cap", "harmonic mean (shipped)", "geometric mean",
+         "one iteration")
 
 
 def rule_steps(once_s: float, cap_s: float) -> dict[str, float]:
@@ -45,8 +47,8 @@ def rule_steps(once_s: float, cap_s: float) -> dict[str, float]:
     from stablecost.models.cost_model import early_exit_step
 
     return {"cap": cap_s,
-            "60 % of the cap": early_exit_step(cap_s, 1.0 - once_s / cap_s),
-            "harmonic mean": 2.0 * once_s * cap_s / (once_s + cap_s),
+            "60 % of the cap": once_s + 0.6 * (cap_s - once_s),
+            "harmonic mean (shipped)": early_exit_step(cap_s, 1.0 - once_s / cap_s),
             "geometric mean": math.sqrt(once_s * cap_s),
             "one iteration": once_s}
 

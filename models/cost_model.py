@@ -192,9 +192,9 @@ class Learned:
             step_s = early_exit_step(total_s, skippable)
             if low is not None:
                 low *= 1.0 - skippable
-            notes.append(f"loops that stop on their data are priced at "
-                         f"{EARLY_EXIT_FRACTION:.0%} of their cap ({skippable:.0%} of the "
-                         f"kernel time at the cap): the step takes about "
+            notes.append(f"loops that stop on their data are priced at {EARLY_EXIT_RULE} "
+                         f"({skippable:.0%} of the kernel time at the cap is beyond one "
+                         f"iteration): the step takes about "
                          f"{_short_time(total_s * (1.0 - skippable))} if they stop after "
                          f"one iteration and {_short_time(total_s)} at the cap, and where "
                          f"between depends on the data; the 80 % interval reaches from one "
@@ -252,31 +252,41 @@ GPU_SHORT_STEP_NOTE = (
     "(repeat floor 21 %); a step measured on another GPU and carried by --measured-on "
     "was 17 %")
 
-# A loop that stops on its data (`while i < n and not converged`) is priced at this
-# share of its cap by the learned fidelity. Chosen on the eight programs with such loops
-# among the spent never-seen sets (stored sets and never-seen-11, first-run timings on
-# the Intel machine): they ran from about 3 % to all of their cap; at 1.0 their MAPE
-# was 190 %, median APE 56 %; at 0.6, 115 % and 40 % (benchmarks/RESULTS.md). No share
-# fits every such loop (never-seen-12's WalkSAT stopped at once: 490x over), so the
-# note gives the step at both ends. The harmonic mean of the two ends, the least
-# expected percentage error were the step log-uniform between them, would have priced
-# that one well and four others of the eleven 50-100x short
-# (`benchmarks/early_exit.py`): most such loops run a good part of their cap.
-EARLY_EXIT_FRACTION = 0.6
+# A loop that stops on its data (`while i < n and not converged`) can run from one
+# iteration to its counter bound, and where it stops cannot be read from the program.
+# The learned fidelity prices such a step at the harmonic mean of its two ends (the loops
+# run once, and at their cap): the point of least expected absolute percentage error were
+# the step log-uniform between them, and under twice the step run once, so that however
+# early the loops stop it is less than 100 % over. On the 27 programs with such loops
+# among the stored sets timed on the Zen 5 machine (`benchmarks/early_exit.py`, commit
+# a83fa10) it came to a MAPE of 81 % (median APE 84 %, the largest 200 %) where the rule
+# before it, 60 % of the way from one iteration to the cap, came to 3,726 % (median 59 %):
+# such loops either stop within their first iterations (a WalkSAT search, 1,761x below
+# its cap, priced 940x over by that rule) or run most of their cap, and no share of the
+# cap serves both. Over the 261 stored programs in no Zen 5 training data the pooled MAPE
+# fell from 398 % to 36 % and the median APE rose from 28.5 to 29.3 %
+# (benchmarks/RESULTS.md). The notes give the step at both ends, and the 80 % interval
+# reaches from one to the other.
+EARLY_EXIT_RULE = "the harmonic mean of one iteration and the cap"
 
 
 def early_exit_step(cap_s: float, share: float) -> float:
     """The learned answer for a step of `cap_s` seconds with its early-exit loops run to
-    their cap, `share` of whose kernel time those loops would not spend if they stopped
-    after one iteration: the step with them run to EARLY_EXIT_FRACTION of the way from
-    one iteration to the cap."""
-    return cap_s * (1.0 - share * (1.0 - EARLY_EXIT_FRACTION))
+    their cap, `share` (below 1) of whose kernel time those loops would not spend if they
+    stopped after one iteration: the harmonic mean of the step at the cap and the step
+    with them run once (EARLY_EXIT_RULE)."""
+    if share <= 0.0:
+        return cap_s
+    once_s = cap_s * (1.0 - share)
+    return 2.0 * once_s * cap_s / (once_s + cap_s)
 
 
 def early_exit_cap(step_s: float, share: float) -> float:
     """The step at the loops' cap behind an `early_exit_step` answer of `step_s` seconds
     with that `share` (its inverse)."""
-    return step_s / (1.0 - share * (1.0 - EARLY_EXIT_FRACTION))
+    if share <= 0.0:
+        return step_s
+    return step_s * (2.0 - share) / (2.0 * (1.0 - share))
 
 
 def _short_time(seconds: float) -> str:

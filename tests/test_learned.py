@@ -655,23 +655,22 @@ def test_a_learned_step_has_the_bundles_80_percent_interval(examples_dir, tmp_pa
 
 def test_the_early_exit_answer_and_its_inverse():
     """Hand worked: a step of 10 s at the cap, 90 % of it beyond one iteration of the
-    loops: 1 s run once, the answer 60 % of the way from there to the cap, 6.4 s; the
-    inverse gives the cap back."""
-    from stablecost.models.cost_model import (
-        EARLY_EXIT_FRACTION,
-        early_exit_cap,
-        early_exit_step,
-    )
+    loops: 1 s run once, the answer their harmonic mean, 2 x 1 x 10 / 11 s; the inverse
+    gives the cap back."""
+    from stablecost.models.cost_model import early_exit_cap, early_exit_step
 
-    assert EARLY_EXIT_FRACTION == 0.6
-    assert early_exit_step(10.0, 0.9) == pytest.approx(1.0 + 0.6 * 9.0)
-    assert early_exit_cap(6.4, 0.9) == pytest.approx(10.0)
+    assert early_exit_step(10.0, 0.9) == pytest.approx(20.0 / 11.0)
+    assert early_exit_cap(20.0 / 11.0, 0.9) == pytest.approx(10.0)
     assert early_exit_step(10.0, 0.0) == 10.0             # no such loop: the step itself
+    assert early_exit_cap(10.0, 0.0) == 10.0
+    # however early the loops stop, the answer is under twice the step run once
+    for share in (0.5, 0.99, 0.9999):
+        assert 10.0 * (1 - share) < early_exit_step(10.0, share) < 2 * 10.0 * (1 - share)
 
 
-def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_to_both_ends():
+def test_an_early_exit_loop_is_priced_between_its_ends_inside_an_interval_to_both_ends():
     """A loop that also stops on its data can run from one iteration to its counter
-    bound. The learned answer prices it at `EARLY_EXIT_FRACTION` of the bound; the
+    bound. The learned answer prices it at the harmonic mean of both ends; the
     interval's low end lets it stop after one iteration and its high end keeps the bound
     (hand worked: the share of kernel time beyond one iteration, `early_exit_share`)."""
     import jax
@@ -679,9 +678,10 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     from programs import early_exit_solver
 
     from stablecost.models.cost_model import (
-        EARLY_EXIT_FRACTION,
+        EARLY_EXIT_RULE,
         early_exit_cap,
         early_exit_share,
+        early_exit_step,
     )
 
     solve, fixed = early_exit_solver(40)
@@ -700,10 +700,10 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
 
     p = stablecost.predict(early, "host-cpu", fidelity="learned")
     assert p.step_time_low_s is not None and p.step_time_low_s < p.step_time_s
-    assert any(f"priced at {EARLY_EXIT_FRACTION:.0%} of their cap" in n for n in p.notes)
+    assert any(f"priced at {EARLY_EXIT_RULE}" in n for n in p.notes)
     # the note names the step's two ends: run once and at the cap (the step before the
-    # rule: the answer over 1 - share x (1 - fraction))
-    note = next(n for n in p.notes if "of their cap" in n)
+    # rule: `early_exit_cap` of the answer)
+    note = next(n for n in p.notes if "stop on their data" in n)
     ends = re.search(r"about ([\d.]+) (s|ms|µs) if they stop after one iteration and "
                      r"([\d.]+) (s|ms|µs) at the cap", note)
     assert ends is not None, note
@@ -713,12 +713,12 @@ def test_an_early_exit_loop_is_priced_at_a_share_of_its_cap_inside_an_interval_t
     assert cap_s == pytest.approx(early_exit_cap(p.step_time_s, share_at), rel=0.01)
     assert once_s == pytest.approx(cap_s * (1 - share_at), rel=0.01)
     q = stablecost.predict(plain, "host-cpu", fidelity="learned")
-    assert not any("of their cap" in n for n in q.notes)
-    # the answer drops the share of the loop's time beyond the fraction of its cap; the
+    assert not any("stop on their data" in n for n in q.notes)
+    # the answer drops most of the loop's time beyond one iteration; the
     # interval around it reaches lower, and higher, than the fixed loop's does
     assert p.step_time_s < q.step_time_s
     assert p.step_time_low_s / p.step_time_s < q.step_time_low_s / q.step_time_s
     assert p.step_time_high_s / p.step_time_s > q.step_time_high_s / q.step_time_s
     share = early_exit_share(early, [k.time_s for k in p.kernels])
     assert p.step_time_high_s / p.step_time_s == pytest.approx(
-        q.step_time_high_s / q.step_time_s / (1 - share * (1 - EARLY_EXIT_FRACTION)), rel=0.05)
+        q.step_time_high_s / q.step_time_s / early_exit_step(1.0, share), rel=0.05)
