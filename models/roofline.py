@@ -16,7 +16,9 @@ multiply-adds the program states (`featurize.conv_lowering.dense_on_cpu_groups`)
 On a spec that rates single transcendental opcodes (`transcendentals_per_s_by_op`,
 measured by `hardware calibrate`), each elementwise transcendental op of a kernel is
 priced at its own rate: a sine of wide arguments or an atan2 costs 10x an exponential
-on the CPUs measured. Transcendentals inside reduction and map bodies, and opcodes the
+on the CPUs measured. A complex one is priced as the real ones XLA expands it to
+(`featurize.costs.opcost.COMPLEX_TRANSCENDENTALS`: a complex exp is an exponential, a
+cosine and a sine). Transcendentals inside reduction and map bodies, and opcodes the
 table does not rate, take `transcendentals_per_s`.
 """
 
@@ -30,7 +32,8 @@ from ..featurize.conv_lowering import (
     multiply_adds,
     runs_as_loop_on_cpu,
 )
-from ..featurize.costs.opcost import out_elements
+from ..featurize.costs.elementwise import TRANSCENDENTAL_OPS
+from ..featurize.costs.opcost import out_elements, real_transcendentals
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
 from ..featurize.program import Program
 from ..hardware import Hardware
@@ -110,11 +113,14 @@ def transcendental_seconds(kernel: Kernel, program: Program, hw: Hardware) -> fl
     seconds = 0.0
     for index in kernel.ops:
         op = program.ops[index]
-        rate = by_op.get(op.opcode)
-        if rate is not None and rest > 0:
-            elements = min(float(out_elements(op)), rest)
-            seconds += elements / rate
-            rest -= elements
+        if op.opcode not in TRANSCENDENTAL_OPS:
+            continue
+        for opcode in real_transcendentals(op):
+            rate = by_op.get(opcode)
+            if rate is not None and rest > 0:
+                elements = min(float(out_elements(op)), rest)
+                seconds += elements / rate
+                rest -= elements
     return seconds + rest / hw.transcendentals_per_s
 
 

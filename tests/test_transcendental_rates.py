@@ -76,3 +76,34 @@ def test_the_table_is_read_only_and_kept_by_to_dict():
 
 def test_every_rated_opcode_is_a_transcendental_the_featurizer_counts():
     assert set(RATED_TRANSCENDENTALS) <= TRANSCENDENTAL_OPS
+
+
+COMPLEX_EXP_THEN_LOG = f"""
+func.func @main(%a: tensor<{N}xcomplex<f32>>) -> tensor<{N}xcomplex<f32>> {{
+  %0 = stablehlo.exponential %a : tensor<{N}xcomplex<f32>>
+  %1 = stablehlo.log %0 : tensor<{N}xcomplex<f32>>
+  return %1 : tensor<{N}xcomplex<f32>>
+}}
+"""
+
+
+def test_a_complex_transcendental_counts_and_costs_the_real_ones_it_expands_to():
+    """exp(a+bi) = e^a (cos b + i sin b): an exponential, a cosine and a sine per element;
+    log z = log|z| + i atan2(b, a): a log, an atan2 and the square root of |z|."""
+    analysis = analyze(load_program(COMPLEX_EXP_THEN_LOG))
+    (kernel,) = [k for k in analysis.kernels if k.transcendentals]
+    assert kernel.transcendentals == 6 * N
+    rates = {"exponential": 4e9, "sine": 1e8, "cosine": 2e8, "log": 3e9, "atan2": 5e7}
+    # each rated real op at its own rate; the square root (not rated) at the 1e9/s rest
+    assert transcendental_seconds(kernel, analysis.program, _cpu(rates)) == pytest.approx(
+        N / 4e9 + N / 2e8 + N / 1e8 + N / 3e9 + N / 5e7 + N / 1e9)
+    # without a table all six at the one rate
+    assert transcendental_seconds(kernel, analysis.program, _cpu()) == pytest.approx(6 * N / 1e9)
+
+
+def test_every_complex_expansion_names_opcodes_a_spec_may_rate():
+    from stablecost.featurize.costs.opcost import COMPLEX_TRANSCENDENTALS
+
+    assert set(COMPLEX_TRANSCENDENTALS) <= TRANSCENDENTAL_OPS
+    for parts in COMPLEX_TRANSCENDENTALS.values():
+        assert set(parts) <= set(RATED_TRANSCENDENTALS)

@@ -13,6 +13,7 @@ from .opcost import (
     full_bytes,
     is_complex,
     out_elements,
+    real_transcendentals,
 )
 
 TRANSCENDENTAL_OPS = frozenset({
@@ -86,8 +87,11 @@ def elementwise_cost(op: Op, program: Program) -> OpCost:
 
 
 def transcendental_cost(op: Op, program: Program) -> OpCost:
+    """One transcendental per output element, or on complex values each of the real
+    ones it expands to (`real_transcendentals`)."""
     reads, writes = full_bytes(op)
-    return OpCost(0.0, float(out_elements(op)), reads, writes, "vector")
+    per_element = len(real_transcendentals(op))
+    return OpCost(0.0, float(out_elements(op) * per_element), reads, writes, "vector")
 
 
 # FLOPs per element of the quantization ops, as StableHLO's own lowering of them to

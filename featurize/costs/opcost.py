@@ -27,6 +27,37 @@ NONE_UNIT = "none"
 # and 2 divisions); other elementwise ops count 1 per element.
 COMPLEX_FLOPS = {"add": 2, "subtract": 2, "negate": 2, "multiply": 6, "divide": 11}
 
+# The real transcendentals XLA computes for one element of a complex transcendental op,
+# as its elemental emitter expands them: exp(a+bi) is e^a (cos b + i sin b), log(z) is
+# log|z| + i atan2(b, a) with |z| a hypotenuse (a square root), a complex sine or cosine
+# takes the sine and cosine of a and the cosh and sinh of b (two exponentials), a power
+# is exp(w log z), a tanh the sine and cosine of 2b and exponentials of 2a. A sine of
+# wide arguments or an atan2 costs 10x an exponential on the CPUs measured
+# (`hardware calibrate`), so counted as one exponential a complex exp was priced 20-40x
+# short. Complex opcodes not listed count one transcendental per element.
+COMPLEX_TRANSCENDENTALS: dict[str, tuple[str, ...]] = {
+    "exponential": ("exponential", "cosine", "sine"),
+    "exponential_minus_one": ("exponential_minus_one", "cosine", "sine"),
+    "log": ("log", "atan2", "sqrt"),
+    "log_plus_one": ("log_plus_one", "atan2", "sqrt"),
+    "sqrt": ("sqrt", "sqrt"),
+    "rsqrt": ("sqrt", "sqrt"),
+    "sine": ("sine", "cosine", "exponential", "exponential"),
+    "cosine": ("sine", "cosine", "exponential", "exponential"),
+    "tan": ("sine", "cosine", "exponential", "exponential"),
+    "tanh": ("sine", "cosine", "exponential", "exponential"),
+    "logistic": ("exponential", "cosine", "sine"),
+    "power": ("log", "atan2", "sqrt", "exponential", "cosine", "sine"),
+}
+
+
+def real_transcendentals(op: Op) -> tuple[str, ...]:
+    """The real transcendental opcodes one output element of elementwise `op` computes:
+    its own opcode, or on complex values its expansion (COMPLEX_TRANSCENDENTALS)."""
+    if op.results and is_complex(op.results[0]):
+        return COMPLEX_TRANSCENDENTALS.get(op.opcode, (op.opcode,))
+    return (op.opcode,)
+
 
 def full_bytes(op: Op) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(bytes of each operand, bytes of each result): what an op that reads and writes
