@@ -32,9 +32,10 @@ COMPLEX_FLOPS = {"add": 2, "subtract": 2, "negate": 2, "multiply": 6, "divide": 
 # log|z| + i atan2(b, a) with |z| a hypotenuse (a square root), a complex sine or cosine
 # takes the sine and cosine of a and the cosh and sinh of b (two exponentials), a power
 # is exp(w log z), a tanh the sine and cosine of 2b and exponentials of 2a. A sine of
-# wide arguments or an atan2 costs 10x an exponential on the CPUs measured
-# (`hardware calibrate`), so counted as one exponential a complex exp was priced 20-40x
-# short. Complex opcodes not listed count one transcendental per element.
+# wide arguments or an atan2 costs 10-40x an exponential on the CPUs measured
+# (`hardware calibrate`), so a complex exp counted as one exponential had its
+# transcendentals priced up to 45x short. Complex opcodes not listed count one
+# transcendental per element.
 COMPLEX_TRANSCENDENTALS: dict[str, tuple[str, ...]] = {
     "exponential": ("exponential", "cosine", "sine"),
     "exponential_minus_one": ("exponential_minus_one", "cosine", "sine"),
