@@ -90,12 +90,13 @@ def fit(parts, seed: int):
 
 def judged(parts, corrector) -> dict[str, np.ndarray]:
     """Measured, learned, roofline seconds and the interval's bounds of every program."""
+    from stablecost.models.cost_model import calibration_interval
     from stablecost.train.in_step import pooled_sums
     from stablecost.train.step_calibration import predict_sums
 
     sums = pooled_sums(parts, corrector)
     learned = predict_sums(corrector.calibration, sums)
-    low, high = corrector.calibration.interval_log_ratio
+    low, high = calibration_interval(corrector.calibration)   # as predict widens it
     return {"family": sums.family, "measured": sums.measured_s, "learned": learned,
             "roofline": sums.roofline_s,
             "low": learned * np.exp(low), "high": learned * np.exp(high)}
