@@ -294,18 +294,14 @@ def early_exit_step(cap_s: float, share: float) -> float:
     """The learned answer for a step of `cap_s` seconds with its early-exit loops run to
     their cap, `share` (below 1) of whose kernel time those loops would not spend if they
     stopped after one iteration: the harmonic mean of the step at the cap and the step
-    with them run once (EARLY_EXIT_RULE)."""
-    if share <= 0.0:
-        return cap_s
-    once_s = cap_s * (1.0 - share)
-    return 2.0 * once_s * cap_s / (once_s + cap_s)
+    with them run once (EARLY_EXIT_RULE): 2 x once x cap / (once + cap), with once =
+    cap x (1 - share)."""
+    return cap_s * 2.0 * (1.0 - share) / (2.0 - share)
 
 
 def early_exit_cap(step_s: float, share: float) -> float:
     """The step at the loops' cap behind an `early_exit_step` answer of `step_s` seconds
     with that `share` (its inverse)."""
-    if share <= 0.0:
-        return step_s
     return step_s * (2.0 - share) / (2.0 * (1.0 - share))
 
 
