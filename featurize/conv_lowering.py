@@ -35,9 +35,20 @@ keeps its dimension numbers and runs as a loop nest. Measured on the Intel machi
 its unrolled twin; over the stored profiled steps, such convolutions in loop bodies ran
 at a median 3.3 G multiply-adds/s (0.59 of the loop-nest time, 0.3-1.1 by program), the
 library-shaped ones in loop bodies at 14 G and at their learned price.
+
+A convolution with feature groups (a depthwise one above all) takes the library path
+but costs about the same per group and output pixel whatever its multiply-adds: on the
+Zen 5 machine (AMD family 26 model 2, jaxlib 0.10.2), 3x3 depthwise convolutions over
+4 256x256 maps took 17-21 ns per group and output pixel for 8 to 64 channels, 1x7 ones
+20 ns (0.3 G multiply-adds/s, against 4 G for the same data as one dense 3-channel
+convolution). The cost grows slowly with the window and with the input channels per
+group (`grouped_units`); `stablecost hardware calibrate` measures each machine's rate
+on a 3x3 depthwise convolution, one unit per group and output pixel.
 """
 
 from __future__ import annotations
+
+import math
 
 from .program import Op
 
@@ -179,3 +190,38 @@ def loop_iterations(op: Op) -> float:
     groups = int(op.attributes.get("batch_group_count", 1)) if _batch_grouped(op) else 1
     return multiply_adds(op) * max(groups, 1)
 
+
+
+# `grouped_units` weights, fitted by hand on the Zen 5 machine (jaxlib 0.10.2, 4x256x256
+# maps): ns per group and output pixel of a depthwise convolution grew as (33 + taps)
+# for 3 to 49 taps (1x3 17.3, 3x3 17.5, 5x5 26.5, 7x7 38.5), and per group by about half
+# the 1-channel cost for each further input channel of the group (1, 2, 4 channels:
+# 17.5, 27, 44 ns at 3x3).
+GROUPED_WINDOW_OFFSET = 33.0
+GROUPED_EXTRA_CHANNEL = 0.5
+
+
+def grouped_units(op: Op) -> float:
+    """Work of a feature-grouped convolution XLA:CPU runs in its library, in units of one
+    group and output pixel of a 3x3 depthwise convolution (module docstring); 0 for any
+    other op, and for convolutions that run as loop nests (`runs_as_loop_on_cpu`) or
+    with batch groups."""
+    groups = int(op.attributes.get("feature_group_count", 1) or 1)
+    if op.opcode != "convolution" or groups <= 1 \
+            or int(op.attributes.get("batch_group_count", 1) or 1) > 1:
+        return 0.0
+    window = _window(op)
+    if window is None or not 1 <= len(window) <= 3 or any(d["reversal"] for d in window) \
+            or operands_swapped(op):
+        return 0.0
+    try:
+        dims = op.attributes["dimension_numbers"]
+        lhs, out = op.operands[0].shape, op.results[0].shape
+        pixels = out[dims["output_batch_dimension"]] * math.prod(
+            out[d] for d in dims["output_spatial_dimensions"])
+        per_group = max(lhs[dims["input_feature_dimension"]] // groups, 1)
+    except (KeyError, IndexError, TypeError):
+        return 0.0
+    taps = math.prod(int(d["size"]) for d in window)
+    shape = (GROUPED_WINDOW_OFFSET + taps) / (GROUPED_WINDOW_OFFSET + 9.0)
+    return float(groups * pixels * shape * (1.0 + GROUPED_EXTRA_CHANNEL * (per_group - 1)))

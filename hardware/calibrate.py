@@ -1,6 +1,6 @@
 """`stablecost hardware calibrate`: measure what this machine's JAX CPU backend achieves
 (matmul and vector FLOP/s per dtype, memory bandwidth, per-kernel overhead, the rate of a
-convolution XLA:CPU runs as a loop nest) and store
+convolution XLA:CPU runs as a loop nest and of a depthwise one) and store
 it as the `host-cpu` hardware spec in the user's config dir.
 
 Each probe runs for at least `PROBE_S` (a quarter second; `--quick`: 50 ms) after a
@@ -90,6 +90,8 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
 
     results["loop_convolution"] = _loop_convolution_rate(quick, repeats, probe_s)
     say(f"loop-nest convolution: {results['loop_convolution'] / 1e9:.2f} G multiply-adds/s")
+    results["grouped_convolution"] = _grouped_convolution_rate(quick, repeats, probe_s)
+    say(f"depthwise convolution: {results['grouped_convolution'] / 1e6:.1f} M group-pixels/s")
 
     x = jnp.full((elements,), 0.5, jnp.float32)
     f = jax.jit(lambda v: jnp.tanh(jnp.exp(-v) * 0.5 + 0.25))
@@ -206,6 +208,25 @@ def _loop_convolution_rate(quick: bool, repeats: int, probe_s: float) -> float:
     return n * side * side * cin * cout * k * k / t
 
 
+def _grouped_convolution_rate(quick: bool, repeats: int, probe_s: float) -> float:
+    """Groups x output pixels per second of a 3x3 depthwise convolution (f32, SAME
+    padding, 8 channels): the unit of `featurize.conv_lowering.grouped_units`."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    n, side, channels = (1, 64, 8) if quick else (2, 128, 8)
+    x = jnp.ones((n, side, side, channels), jnp.float32)
+    w = jnp.ones((3, 3, 1, channels), jnp.float32)
+
+    def depthwise(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                        feature_group_count=channels)
+    t = _fast_seconds(_waited(jax.jit(depthwise), x, w), repeats, probe_s)
+    return n * side * side * channels / t
+
+
 def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     return {
@@ -223,6 +244,7 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
                 key.removeprefix(_BY_OP_PREFIX): rate for key, rate in m.items()
                 if key.startswith(_BY_OP_PREFIX)},
             "loop_convolution_macs_per_s": m["loop_convolution"],
+            "grouped_convolution_units_per_s": m["grouped_convolution"],
             "f32_matmul_as": "f32",
             "compute_units": cores,
         },

@@ -19,8 +19,8 @@ _TOP_KEYS = {"name", "aliases", "vendor", "kind", "compute", "memory", "kernel",
 _SECTION_KEYS = {
     "compute": {"matmul_flops_per_s", "vector_flops_per_s", "transcendentals_per_s",
                 "f32_matmul_as", "compute_units", "clock_hz",
-                "loop_convolution_macs_per_s", "transcendentals_per_s_by_op",
-                "board_power_w"},
+                "loop_convolution_macs_per_s", "grouped_convolution_units_per_s",
+                "transcendentals_per_s_by_op", "board_power_w"},
     "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
@@ -29,8 +29,9 @@ _SECTION_KEYS = {
                      "collective_overhead_s", "calibrated"},
 }
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes", "board_power_w",
-             "loop_convolution_macs_per_s", "transcendentals_per_s_by_op",
-             "in_switch_reduction_efficiency", "collective_overhead_s", "calibrated"}
+             "loop_convolution_macs_per_s", "grouped_convolution_units_per_s",
+             "transcendentals_per_s_by_op", "in_switch_reduction_efficiency",
+             "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
 # (`train.link_calibration`), for the whole chip and optionally per collective kind.
 _CALIBRATED_VALUES = ("intra_node_bandwidth_bytes_per_s", "intra_node_latency_s",
@@ -158,6 +159,8 @@ class Hardware:
     # `hardware calibrate`; None: not measured, such a convolution is priced at the
     # matmul rate like any other.
     loop_convolution_macs_per_s: float | None = None
+    # groups x output pixels per second of a 3x3 depthwise convolution (calibrated)
+    grouped_convolution_units_per_s: float | None = None
     # Elements per second of single transcendental opcodes (RATED_TRANSCENDENTALS) where
     # they were measured (`hardware calibrate`): on the CPUs measured they span more
     # than 10x (atan2, cbrt, sine against exp). Opcodes not in it, and every
@@ -203,11 +206,11 @@ class Hardware:
         if problem:
             raise HardwareSpecError(f"{where}: transcendentals_per_s_by_op {problem}")
         object.__setattr__(self, "transcendentals_per_s_by_op", _Rates(by_op))
-        loop_rate = self.loop_convolution_macs_per_s
-        if loop_rate is not None and (self.kind != "cpu" or not _positive(loop_rate)):
-            raise HardwareSpecError(f"{where}: loop_convolution_macs_per_s must be a positive "
-                                    f"number on a cpu spec, got {loop_rate!r} on a "
-                                    f"{self.kind} spec")
+        for name in ("loop_convolution_macs_per_s", "grouped_convolution_units_per_s"):
+            rate = getattr(self, name)
+            if rate is not None and (self.kind != "cpu" or not _positive(rate)):
+                raise HardwareSpecError(f"{where}: {name} must be a positive number on a "
+                                        f"cpu spec, got {rate!r} on a {self.kind} spec")
         if self.board_power_w is not None and not _positive(self.board_power_w):
             raise HardwareSpecError(f"{where}: board_power_w must be a positive number of "
                                     f"watts, got {self.board_power_w!r}")
@@ -248,6 +251,7 @@ class Hardware:
             "vector_flops_per_s": dict(self.vector_flops_per_s),
             "transcendentals_per_s": self.transcendentals_per_s,
             "loop_convolution_macs_per_s": self.loop_convolution_macs_per_s,
+            "grouped_convolution_units_per_s": self.grouped_convolution_units_per_s,
             "transcendentals_per_s_by_op": dict(self.transcendentals_per_s_by_op),
             "f32_matmul_as": self.f32_matmul_as,
             "compute_units": self.compute_units, "clock_hz": self.clock_hz,
@@ -340,10 +344,13 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     overhead = flat.get("collective_overhead_s")
     if overhead is not None and not _non_negative(overhead):
         raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
-    loop_rate = flat.get("loop_convolution_macs_per_s")
-    if loop_rate is not None and (data["kind"] != "cpu" or not _positive(loop_rate)):
-        raise fail("loop_convolution_macs_per_s must be a positive number, on a cpu spec "
-                   f"only; got {loop_rate!r} on a {data['kind']} spec")
+    rates = {name: flat.get(name) for name in ("loop_convolution_macs_per_s",
+                                               "grouped_convolution_units_per_s")}
+    for name, rate in rates.items():
+        if rate is not None and (data["kind"] != "cpu" or not _positive(rate)):
+            raise fail(f"{name} must be a positive number, on a cpu spec only; got "
+                       f"{rate!r} on a {data['kind']} spec")
+    loop_rate, grouped_rate = rates.values()
     by_op = flat.get("transcendentals_per_s_by_op", {})
     problem = _by_op_problem(by_op)
     if problem:
@@ -358,6 +365,8 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         vector_flops_per_s={k: float(v) for k, v in flat["vector_flops_per_s"].items()},
         transcendentals_per_s=float(flat["transcendentals_per_s"]),
         loop_convolution_macs_per_s=(None if loop_rate is None else float(loop_rate)),
+        grouped_convolution_units_per_s=(None if grouped_rate is None
+                                         else float(grouped_rate)),
         transcendentals_per_s_by_op={k: float(v) for k, v in by_op.items()},
         f32_matmul_as=flat["f32_matmul_as"],
         memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),

@@ -63,7 +63,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..featurize.analysis import Analysis
-from ..featurize.fusion import COLLECTIVE
+from ..featurize.fusion import COLLECTIVE, Kernel
+from ..featurize.program import Program
 from ..hardware import Hardware
 from ..hardware.fingerprint import cpu_identity, differences
 from .coverage import (
@@ -76,7 +77,12 @@ from .coverage import (
 from .features import unique_features
 from .kernel_model import KernelCostModel
 from .power_prior import PowerPrior, tensor_tflops_per_watt
-from .roofline import KernelTime, kernel_times
+from .roofline import (
+    GROUPED_FLOOR_SHARE,
+    KernelTime,
+    grouped_convolution_floor_s,
+    kernel_times,
+)
 from .step_calibration import blend, gnn_weight, kernel_groups, physical_floor_s
 
 BUNDLE_ROOT = Path(__file__).resolve().parent / "bundled"
@@ -344,6 +350,7 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
     time_s, low_s, high_s = np.zeros(n), np.zeros(n), np.zeros(n)
     fallback: np.ndarray | None = None
     fallback_note = ""
+    grouped_s = np.zeros(n)    # `grouped_convolution_floor_s` of each kernel
     chosen = [i for i, k in enumerate(kernels) if k.kind != COLLECTIVE and k.priced]
     if chosen:
         subset = [kernels[i] for i in chosen]
@@ -384,7 +391,12 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         low_s[chosen] = low[inverse]
         high_s[chosen] = high[inverse]
         X = unique_X[inverse]
+        grouped_s[chosen] = _grouped_floor(subset, first, program, hw)[inverse]
     counts = np.array([k.count for k in kernels])
+    unraised_s = time_s.copy()
+    raised = grouped_s > time_s
+    if raised.any():
+        time_s, low_s, high_s = (np.maximum(a, grouped_s) for a in (time_s, low_s, high_s))
     step_s = models.floor_s + float(np.dot(counts, time_s))
     corrector, calibration = step_composition(models)
     calibrated_s = gnn_s = None
@@ -396,11 +408,12 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
             # kernels priced by the roofline join the step as they are, outside the
             # calibration's terms (fitted over the kernel model's answers)
             outside = np.zeros(len(chosen), bool) if fallback is None else fallback[chosen]
-            calibrated_in = time_s[chosen]
+            calibrated_in = unraised_s[chosen]
             if corrector is not None and not outside.all():
                 calibrated_in = calibrated_in.copy()
                 calibrated_in[~outside] = corrector.correct(
                     X[~outside], calibrated_in[~outside], chosen_counts[~outside])
+            calibrated_in = np.maximum(calibrated_in, grouped_s[chosen])
             calibrated_s = calibration.step_s(
                 kernel_groups(X), calibrated_in, np.where(outside, 0.0, chosen_counts),
                 physical_floor_s(X)) + \
@@ -435,9 +448,21 @@ def predict_kernels(models: LearnedModels, analysis: Analysis, hw: Hardware,
         if why_not:
             note = f"step time is the sum of the learned kernel times: {why_not}"
     loop_note = missing_loop_rate_note(kernels, program, hw)
-    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, note) if n)
+    grouped_note = "" if not raised.any() else (
+        f"{int(raised.sum())} kernel(s) with feature-grouped convolutions raised to "
+        f"{GROUPED_FLOOR_SHARE:.0%} of {hw.name}'s calibrated depthwise-convolution rate")
+    note = "; ".join(n for n in (spec_note, fallback_note, loop_note, grouped_note, note)
+                     if n)
     return LearnedKernels(time_s, low_s, high_s, step_s, source, models.floor_s, note,
                           calibrated_s, gnn_s, fallback, calibration)
+
+
+def _grouped_floor(subset: Sequence[Kernel], first: np.ndarray, program: Program,
+                   hw: Hardware) -> np.ndarray:
+    """`grouped_convolution_floor_s` of the distinct kernels `subset[first]`."""
+    if not hw.grouped_convolution_units_per_s:
+        return np.zeros(len(first))
+    return np.array([grouped_convolution_floor_s(subset[i], program, hw) for i in first])
 
 
 def step_composition(models: LearnedModels) -> tuple[Any | None, Any | None]:

@@ -28,6 +28,7 @@ from typing import NamedTuple, Sequence
 
 from ..featurize.conv_lowering import (
     dense_on_cpu_groups,
+    grouped_units,
     loop_iterations,
     multiply_adds,
     runs_as_loop_on_cpu,
@@ -153,6 +154,32 @@ def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, floa
                        for first, last in (loop.blocks for loop in program.loops))
     ops = [op for op in convolutions if runs_as_loop_on_cpu(op, in_loop_body)]
     return (sum(multiply_adds(op) for op in ops), sum(loop_iterations(op) for op in ops))
+
+
+# The share of a feature-grouped convolution's calibrated time (`grouped_units` at the
+# spec's `grouped_convolution_units_per_s`) below which the learned models do not price
+# it. Half: the stored in-step profiles of depthwise convolutions on the Zen 5 machine
+# ran at 7-60 ns per group and output pixel (3x3, median 17 ns), the probe at 20 ns.
+GROUPED_FLOOR_SHARE = 0.5
+
+
+def grouped_convolution_floor_s(kernel: Kernel, program: Program, hw: Hardware) -> float:
+    """The least time the learned models give a kernel holding feature-grouped
+    convolutions on a CPU spec that measured their rate: GROUPED_FLOOR_SHARE of their
+    calibrated time; 0 elsewhere. Not part of the roofline's own answer: the kernel model
+    learned its ratios over a roofline without it."""
+    rate = hw.grouped_convolution_units_per_s
+    if not rate or hw.kind != "cpu" or kernel.kind != MATMUL:
+        return 0.0
+    convolutions = [program.ops[i] for i in kernel.ops
+                    if program.ops[i].opcode == "convolution"]
+    if not convolutions:
+        return 0.0
+    in_loop_body = any(first <= kernel.block <= last
+                       for first, last in (loop.blocks for loop in program.loops))
+    units = sum(grouped_units(op) for op in convolutions
+                if not runs_as_loop_on_cpu(op, in_loop_body))
+    return GROUPED_FLOOR_SHARE * units / rate
 
 
 def kernel_times(kernels: Sequence[Kernel], program: Program, hw: Hardware) -> list[KernelTime]:
