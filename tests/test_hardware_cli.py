@@ -83,6 +83,8 @@ def test_calibrate_quick_writes_host_cpu(tmp_path):
     assert hw.on_chip_cache_bytes and hw.on_chip_cache_bytes >= 1 << 20   # the LLC, from sysfs
     # a loop-nest convolution runs far below the library's matmul rate (2 FLOPs a MAC)
     assert 1e6 < hw.loop_convolution_macs_per_s < hw.matmul_flops_per_s["f32"] / 2
+    # a depthwise 3x3 convolution: nine multiply-adds per unit, far below the matmul rate
+    assert 1e5 < 9 * hw.grouped_convolution_units_per_s < hw.matmul_flops_per_s["f32"] / 2
     # every probed transcendental has its own rate, and they are far apart
     by_op = hw.transcendentals_per_s_by_op
     assert set(by_op) == set(RATED_TRANSCENDENTALS)

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
           f"f32 vector {si(compute['vector_flops_per_s']['f32'])}FLOP/s, bandwidth "
           f"{si(spec['memory']['bandwidth_bytes_per_s'])}B/s, per-kernel overhead "
           f"{seconds(spec['kernel']['launch_overhead_s'])}, loop-nest convolution "
-          f"{si(compute['loop_convolution_macs_per_s'])}MAC/s; saved to {path}")
+          f"{si(compute['loop_convolution_macs_per_s'])}MAC/s, depthwise convolution "
+          f"{si(compute['grouped_convolution_units_per_s'])} group-pixels/s; saved to {path}")
     return 0
 
 
