@@ -534,7 +534,8 @@ def main() -> None:
                         "rounds": rounds, "learned_s": lt, "roofline_s": rt,
                         "low_s": pred.step_time_low_s, "high_s": pred.step_time_high_s,
                         "fell_back": whole, "roofline_kernel_s": outside,
-                        "kernel_s": kernel_s, "model": pred.model})
+                        "kernel_s": kernel_s, "model": pred.model,
+                        "memory": dict(pred.memory)})
         spread = " / ".join(f"{t / measured - 1:+.0%}" for t in rounds)
         print(f"| {name} | {families[name] or 'none (held out)'} | "
               f"{len(analysis.program.ops):,} | {len(analysis.kernels):,} | "

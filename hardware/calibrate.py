@@ -1,6 +1,7 @@
 """`stablecost hardware calibrate`: measure what this machine's JAX CPU backend achieves
 (matmul and vector FLOP/s per dtype, memory bandwidth, per-kernel overhead, the rate of a
-convolution XLA:CPU runs as a loop nest and of a depthwise one) and store
+convolution XLA:CPU runs as a loop nest and of a depthwise one, the cost of a page mapped
+afresh on every call) and store
 it as the `host-cpu` hardware spec in the user's config dir.
 
 Each probe runs for at least `PROBE_S` (a quarter second; `--quick`: 50 ms) after a
@@ -23,6 +24,11 @@ from typing import Any, Callable, TextIO
 from .fingerprint import cpu_model
 from .timing import last_level_cache_bytes
 
+# glibc serves an allocation of 32 MiB or more (its largest dynamic mmap threshold)
+# with pages mapped afresh on every call, each faulted in on first touch; XLA:CPU's
+# temporary allocation of that size is such an allocation (`fresh_page_s`)
+FRESH_BUFFER_BYTES = 32 << 20
+PAGE_BYTES = 4096
 PROBE_S = 0.25
 QUICK_PROBE_S = 0.05
 # Rounds of one idle calibration agree within about 6 % on f32 vector FLOP/s
@@ -109,6 +115,10 @@ def measure(quick: bool = False, progress: TextIO | None = None) -> dict[str, fl
     t = _fast_seconds(lambda: f(y).block_until_ready(), repeats, probe_s)
     results["bandwidth"] = 2.0 * 4 * big / t
     say(f"memory bandwidth: {results['bandwidth'] / 1e9:.2f} GB/s")
+
+    results["fresh_page"] = _fresh_page_seconds(quick, repeats, probe_s)
+    say(f"fresh pages: {results['fresh_page'] * 1e6:.2f} µs per 4 KiB page of a buffer "
+        "mapped on every call")
 
     # per-kernel overhead: a chain of small dependent matmuls, XLA cannot fuse them
     small = jnp.ones((8, 8), jnp.float32)
@@ -227,6 +237,24 @@ def _grouped_convolution_rate(quick: bool, repeats: int, probe_s: float) -> floa
     return n * side * side * channels / t
 
 
+def _fresh_page_seconds(quick: bool, repeats: int, probe_s: float) -> float:
+    """Seconds a step spends on each 4 KiB page of a buffer the allocator maps afresh on
+    every call: the time of a one-pass f32 kernel whose output is past
+    `FRESH_BUFFER_BYTES` (glibc serves that from new pages each call, and the kernel
+    takes a page fault on each), less the same kernel's time in four calls of a quarter
+    of the size (its buffers reused, warm), per page of the large output."""
+    import jax
+    import jax.numpy as jnp
+
+    large = (3 if quick else 4) * FRESH_BUFFER_BYTES // 2
+    f = jax.jit(lambda v: v * 2.0)
+    times = []
+    for size in (large, large // 4):
+        x = jnp.ones((size // 4,), jnp.float32)
+        times.append(_fast_seconds(_waited(f, x), repeats, probe_s))
+    return max(times[0] - 4.0 * times[1], 0.0) / (large / PAGE_BYTES) + 1e-12
+
+
 def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     return {
@@ -251,7 +279,8 @@ def host_cpu_spec(m: dict[str, float], quick: bool) -> dict[str, Any]:
         "memory": {"capacity_bytes": float(os.sysconf("SC_PAGE_SIZE") *
                                            os.sysconf("SC_PHYS_PAGES")),
                    "bandwidth_bytes_per_s": m["bandwidth"],
-                   "on_chip_cache_bytes": float(last_level_cache_bytes())},
+                   "on_chip_cache_bytes": float(last_level_cache_bytes()),
+                   "fresh_page_s": m["fresh_page"]},
         "kernel": {"launch_overhead_s": m["kernel_overhead"]},
         "interconnect": {"chips_per_node": 1, "topology": "none",
                          "intra_node_bandwidth_bytes_per_s": m["bandwidth"],

@@ -21,7 +21,8 @@ _SECTION_KEYS = {
                 "f32_matmul_as", "compute_units", "clock_hz",
                 "loop_convolution_macs_per_s", "grouped_convolution_units_per_s",
                 "transcendentals_per_s_by_op", "board_power_w"},
-    "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes"},
+    "memory": {"capacity_bytes", "bandwidth_bytes_per_s", "on_chip_cache_bytes",
+               "fresh_page_s"},
     "kernel": {"launch_overhead_s"},
     "interconnect": {"chips_per_node", "topology", "intra_node_bandwidth_bytes_per_s",
                      "intra_node_latency_s", "inter_node_bandwidth_bytes_per_s",
@@ -30,7 +31,7 @@ _SECTION_KEYS = {
 }
 _OPTIONAL = {"max_chips", "compute_units", "clock_hz", "on_chip_cache_bytes", "board_power_w",
              "loop_convolution_macs_per_s", "grouped_convolution_units_per_s",
-             "transcendentals_per_s_by_op", "in_switch_reduction_efficiency",
+             "fresh_page_s", "transcendentals_per_s_by_op", "in_switch_reduction_efficiency",
              "collective_overhead_s", "calibrated"}
 # [interconnect.calibrated]: link values fitted to measured collectives
 # (`train.link_calibration`), for the whole chip and optionally per collective kind.
@@ -161,6 +162,8 @@ class Hardware:
     loop_convolution_macs_per_s: float | None = None
     # groups x output pixels per second of a 3x3 depthwise convolution (calibrated)
     grouped_convolution_units_per_s: float | None = None
+    # seconds per 4 KiB page of a buffer mapped afresh on every call (calibrated)
+    fresh_page_s: float | None = None
     # Elements per second of single transcendental opcodes (RATED_TRANSCENDENTALS) where
     # they were measured (`hardware calibrate`): on the CPUs measured they span more
     # than 10x (atan2, cbrt, sine against exp). Opcodes not in it, and every
@@ -206,7 +209,8 @@ class Hardware:
         if problem:
             raise HardwareSpecError(f"{where}: transcendentals_per_s_by_op {problem}")
         object.__setattr__(self, "transcendentals_per_s_by_op", _Rates(by_op))
-        for name in ("loop_convolution_macs_per_s", "grouped_convolution_units_per_s"):
+        for name in ("loop_convolution_macs_per_s", "grouped_convolution_units_per_s",
+                     "fresh_page_s"):
             rate = getattr(self, name)
             if rate is not None and (self.kind != "cpu" or not _positive(rate)):
                 raise HardwareSpecError(f"{where}: {name} must be a positive number on a "
@@ -252,6 +256,7 @@ class Hardware:
             "transcendentals_per_s": self.transcendentals_per_s,
             "loop_convolution_macs_per_s": self.loop_convolution_macs_per_s,
             "grouped_convolution_units_per_s": self.grouped_convolution_units_per_s,
+            "fresh_page_s": self.fresh_page_s,
             "transcendentals_per_s_by_op": dict(self.transcendentals_per_s_by_op),
             "f32_matmul_as": self.f32_matmul_as,
             "compute_units": self.compute_units, "clock_hz": self.clock_hz,
@@ -345,12 +350,13 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
     if overhead is not None and not _non_negative(overhead):
         raise fail(f"collective_overhead_s must be a number >= 0, got {overhead!r}")
     rates = {name: flat.get(name) for name in ("loop_convolution_macs_per_s",
-                                               "grouped_convolution_units_per_s")}
+                                               "grouped_convolution_units_per_s",
+                                               "fresh_page_s")}
     for name, rate in rates.items():
         if rate is not None and (data["kind"] != "cpu" or not _positive(rate)):
             raise fail(f"{name} must be a positive number, on a cpu spec only; got "
                        f"{rate!r} on a {data['kind']} spec")
-    loop_rate, grouped_rate = rates.values()
+    loop_rate, grouped_rate, fresh_page = rates.values()
     by_op = flat.get("transcendentals_per_s_by_op", {})
     problem = _by_op_problem(by_op)
     if problem:
@@ -367,6 +373,7 @@ def parse_spec(data: Mapping[str, Any], origin: str) -> Hardware:
         loop_convolution_macs_per_s=(None if loop_rate is None else float(loop_rate)),
         grouped_convolution_units_per_s=(None if grouped_rate is None
                                          else float(grouped_rate)),
+        fresh_page_s=None if fresh_page is None else float(fresh_page),
         transcendentals_per_s_by_op={k: float(v) for k, v in by_op.items()},
         f32_matmul_as=flat["f32_matmul_as"],
         memory_bandwidth_bytes_per_s=float(flat["bandwidth_bytes_per_s"]),

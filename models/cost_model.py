@@ -182,6 +182,12 @@ class Learned:
             notes.append(why)
         total_s = step_s if step_s is not None else \
             learned.floor_s + float(np.dot([k.count for k in analysis.kernels], time_s))
+        fresh_s, fresh_note = (0.0, "") if models.is_gpu_bundle else \
+            fresh_temporaries(analysis, hw)
+        if fresh_s > 0:
+            total_s += fresh_s
+            step_s = total_s
+            notes.append(fresh_note)
         low, high = step_interval(models, learned, total_s)
         if models.is_gpu_bundle and total_s < GPU_SHORT_STEP_S:
             notes.append(GPU_SHORT_STEP_NOTE.format(ms=total_s * 1e3))
@@ -204,6 +210,39 @@ class Learned:
                               note="; ".join(n for n in notes if n), model=model,
                               step_low_s=low, step_high_s=high,
                               analytical_kernels=learned.fallback)
+
+
+# The share of the calibrated fresh-page cost a step is charged for temporaries of at
+# least FRESH_BUFFER_BYTES: of the 23 programs of the stored sets whose XLA:CPU
+# temporary allocation was past 32 MiB on the Zen 5 machine, 17 took a page fault on
+# every page of it each call, one on two thirds, five on almost none (none of the
+# kernel-level causes was found); 0.75 x 1.05 us per page is also about where the stored
+# sets' learned MAPE is least (0.75 us), the temporaries estimated as below
+# (benchmarks/RESULTS.md).
+FAULTING_SHARE = 0.75
+
+
+def fresh_temporaries(analysis: Analysis, hw: Hardware) -> tuple[float, str]:
+    """(seconds, note) a CPU step spends faulting in the pages of its temporaries on a
+    spec that measured `fresh_page_s`: glibc maps an allocation of FRESH_BUFFER_BYTES or
+    more afresh on every call, and XLA:CPU holds the step's temporaries in one such
+    allocation once they pass that size. The temporaries are the liveness estimate of
+    `models.memory.step_memory`; (0, "") below the size or without the rate. The kernel
+    models learned kernels timed alone, whose buffers stay mapped between calls."""
+    from ..hardware.calibrate import FRESH_BUFFER_BYTES, PAGE_BYTES
+    from .memory import step_memory
+
+    if hw.kind != "cpu" or not hw.fresh_page_s:
+        return 0.0, ""
+    temporary = step_memory(analysis).temporary_bytes
+    if temporary < FRESH_BUFFER_BYTES:
+        return 0.0, ""
+    seconds = FAULTING_SHARE * hw.fresh_page_s * temporary / PAGE_BYTES
+    return seconds, (
+        f"{_short_time(seconds)} for page faults: about {temporary / 2**20:.0f} MiB of "
+        f"temporaries, which XLA:CPU maps afresh on every call past "
+        f"{FRESH_BUFFER_BYTES >> 20} MiB ({FAULTING_SHARE:.0%} of {hw.name}'s calibrated "
+        f"{hw.fresh_page_s * 1e6:.2f} µs per 4 KiB page)")
 
 
 # The step calibration's 80 % interval is read off families held out of its training

@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..featurize.analysis import Analysis
 from ..featurize.fusion import COLLECTIVE, FREE, LOOP, MATMUL, Kernel, fusion_class
 from ..featurize.program import Program
 
@@ -387,3 +388,20 @@ def peak_memory(program: Program, kernels: Sequence[Kernel], order: Sequence[int
     peak = max(peak, argument_bytes + output_bytes)
     return MemoryEstimate(peak, argument_bytes, output_bytes, max(peak_temp, 0.0),
                           order[peak_at])
+
+
+def analysis_graph(analysis: Analysis) -> tuple[list[tuple[int, ...]], list[int]]:
+    """`models.schedule.kernel_graph` of the analysis's own kernels, computed once."""
+    from .schedule import kernel_graph
+
+    return analysis.derived("kernel graph", lambda: kernel_graph(analysis.program,
+                                                                 analysis.kernels))
+
+
+def step_memory(analysis: Analysis) -> MemoryEstimate:
+    """The step's peak memory on one device, over the analysis's own kernels in the order
+    `analysis_graph` gives them (computed once per analysis)."""
+    def compute() -> MemoryEstimate:
+        dependencies, order = analysis_graph(analysis)
+        return peak_memory(analysis.program, analysis.kernels, order, dependencies)
+    return analysis.derived("peak memory", compute)

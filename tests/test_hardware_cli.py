@@ -85,6 +85,8 @@ def test_calibrate_quick_writes_host_cpu(tmp_path):
     assert 1e6 < hw.loop_convolution_macs_per_s < hw.matmul_flops_per_s["f32"] / 2
     # a depthwise 3x3 convolution: nine multiply-adds per unit, far below the matmul rate
     assert 1e5 < 9 * hw.grouped_convolution_units_per_s < hw.matmul_flops_per_s["f32"] / 2
+    # a fresh page costs under a millisecond (next to nothing where the allocator reuses)
+    assert 0 < hw.fresh_page_s < 1e-3
     # every probed transcendental has its own rate, and they are far apart
     by_op = hw.transcendentals_per_s_by_op
     assert set(by_op) == set(RATED_TRANSCENDENTALS)

@@ -29,8 +29,7 @@ from ...featurize.partition import Mesh, parse_mesh
 from ...featurize.program import FEATURIZER_VERSION, Program
 from ...hardware import Hardware
 from ...models.comm.groups import devices_used
-from ...models.memory import MemoryEstimate, peak_memory
-from ...models.schedule import kernel_graph
+from ...models.memory import MemoryEstimate, analysis_graph, step_memory
 from .lru import LRUCache
 
 PROGRAM_FORMS = ("a .mlir, .mlirbc or .pt2 path, MLIR text, bytes, a Program or Analysis, "
@@ -56,8 +55,7 @@ class PreparedProgram:
 
     @functools.cached_property
     def _graph(self) -> tuple[list[tuple[int, ...]], list[int]]:
-        analysis = self.analysis
-        return kernel_graph(analysis.program, analysis.kernels)
+        return analysis_graph(self.analysis)
 
     @property
     def dependencies(self) -> list[tuple[int, ...]]:
@@ -73,9 +71,7 @@ class PreparedProgram:
     def memory(self) -> MemoryEstimate:
         """The step's peak memory on one device (computed on first use)."""
         if self._memory is None:
-            analysis = self.analysis
-            self._memory = analysis.derived("peak memory", lambda: peak_memory(
-                analysis.program, analysis.kernels, self.order, self.dependencies))
+            self._memory = step_memory(self.analysis)
         return self._memory
 
     @property

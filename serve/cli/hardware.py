@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
           f"{si(spec['memory']['bandwidth_bytes_per_s'])}B/s, per-kernel overhead "
           f"{seconds(spec['kernel']['launch_overhead_s'])}, loop-nest convolution "
           f"{si(compute['loop_convolution_macs_per_s'])}MAC/s, depthwise convolution "
-          f"{si(compute['grouped_convolution_units_per_s'])} group-pixels/s; saved to {path}")
+          f"{si(compute['grouped_convolution_units_per_s'])} group-pixels/s, a fresh page "
+          f"{seconds(spec['memory']['fresh_page_s'])}; saved to {path}")
     return 0
 
 
