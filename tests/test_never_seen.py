@@ -76,7 +76,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_29")         # judged the Zen 5 sets corrector, Zen 5
     assert spent("never_seen_30")         # judged a83fa10 (Zen 5 sets corrector), Zen 5
     assert spent("never_seen_31")         # judged 87ce3db (grouped-convolution floor), Zen 5
-    assert not spent("never_seen_32")     # not yet judged a model
+    assert spent("never_seen_32")         # judged dd31e52 (fresh pages, grouped floor), Zen 5
     assert not spent("never_seen_99")
 
 
