@@ -145,7 +145,9 @@ def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
 
 def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, float]:
     """(multiply-adds, loop-nest iterations) of the kernel's convolutions that XLA:CPU
-    runs as loop nests (`featurize.conv_lowering.loop_iterations`)."""
+    runs as loop nests (`featurize.conv_lowering.loop_iterations`); the multiply-adds as
+    the matmul FLOPs count them on a CPU, a depthwise filter gradient's densely
+    (`dense_convolution_extra_flops`)."""
     convolutions = [program.ops[i] for i in kernel.ops
                     if program.ops[i].opcode == "convolution"]
     if not convolutions:        # most kernels: no need to place the kernel in a loop
@@ -153,7 +155,8 @@ def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, floa
     in_loop_body = any(first <= kernel.block <= last
                        for first, last in (loop.blocks for loop in program.loops))
     ops = [op for op in convolutions if runs_as_loop_on_cpu(op, in_loop_body)]
-    return (sum(multiply_adds(op) for op in ops), sum(loop_iterations(op) for op in ops))
+    return (sum(multiply_adds(op) * dense_on_cpu_groups(op) for op in ops),
+            sum(loop_iterations(op) for op in ops))
 
 
 # The share of a feature-grouped convolution's calibrated time (`grouped_units` at the

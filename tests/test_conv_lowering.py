@@ -432,3 +432,39 @@ def test_gradient_convolutions_inside_a_loop_body_run_as_loops():
         # the roofline prices exactly the loop body's gradient kernels at the loop rate
         assert bool(priced) == in_loop
         assert all(k.block in looped for k in priced)
+
+
+def test_a_depthwise_filter_gradient_in_a_loop_body_runs_densely_as_a_loop_nest():
+    """In a `lax.scan` body the depthwise filter gradient keeps JAX's dimension numbers
+    and runs as a loop nest, over the dense convolution XLA makes of it: the channel
+    count times its stated multiply-adds."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from stablecost.featurize.conv_lowering import dense_on_cpu_groups, loop_iterations
+
+    channels = 8
+
+    def depthwise(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=DN,
+                                        feature_group_count=channels)
+
+    def steps(w, xs):
+        def body(w, x):
+            g = jax.grad(lambda w: jnp.sum(depthwise(x, w) ** 2))(w)
+            return w - 0.1 * g, None
+        return lax.scan(body, w, xs)[0]
+    text = _lowered(steps, (3, 3, 1, channels), (4, N, SIDE, SIDE, channels))
+    analysis = analyze(load_program(text))
+    program = analysis.program
+    (kernel,) = [k for k in analysis.kernels if k.kind == MATMUL and any(
+        program.ops[i].opcode == "convolution"
+        and program.ops[i].attributes.get("batch_group_count", 1) == channels
+        for i in k.ops)]
+    (conv,) = [program.ops[i] for i in kernel.ops if program.ops[i].opcode == "convolution"]
+    assert dense_on_cpu_groups(conv) == channels and runs_as_loop_on_cpu(conv, True)
+    assert loop_iterations(conv) == channels * multiply_adds(conv)
+    vector_s = (kernel.flops - kernel.matmul_flops) / 1e10
+    assert kernel_time(kernel, program, _cpu(1e9)).compute_s == pytest.approx(
+        channels * multiply_adds(conv) / 1e9 + vector_s)
