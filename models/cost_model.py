@@ -235,7 +235,7 @@ def fresh_temporaries(analysis: Analysis, hw: Hardware) -> tuple[float, str]:
     if hw.kind != "cpu" or not hw.fresh_page_s:
         return 0.0, ""
     temporary = step_memory(analysis).temporary_bytes
-    if temporary < FRESH_BUFFER_BYTES:
+    if temporary <= FRESH_BUFFER_BYTES:   # exactly 32 MiB (two such programs) took none
         return 0.0, ""
     seconds = FAULTING_SHARE * hw.fresh_page_s * temporary / PAGE_BYTES
     return seconds, (
