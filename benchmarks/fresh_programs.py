@@ -11,7 +11,8 @@ to the timing loop and the table that judge them.)
                never-seen-16|never-seen-17|never-seen-18|never-seen-19|
                never-seen-20|never-seen-21|never-seen-22|never-seen-23|never-seen-24|
                never-seen-25|never-seen-26|never-seen-27|never-seen-28|
-               never-seen-29|never-seen-30|never-seen-31|never-seen-32|never-seen-33]
+               never-seen-29|never-seen-30|never-seen-31|never-seen-32|never-seen-33|
+               never-seen-34]
 
 Builds JAX training steps that are not in the program zoo the bundled models were
 trained on, times each on this machine exactly as `stablecost collect programs` does, and prints
@@ -322,7 +323,7 @@ NEVER_SEEN_SETS = {"never-seen": "never_seen", "never-seen-2": "never_seen_2",
                    "never-seen-27": "never_seen_27", "never-seen-28": "never_seen_28",
                    "never-seen-29": "never_seen_29", "never-seen-30": "never_seen_30",
                    "never-seen-31": "never_seen_31", "never-seen-32": "never_seen_32",
-                   "never-seen-33": "never_seen_33"}
+                   "never-seen-33": "never_seen_33", "never-seen-34": "never_seen_34"}
 
 
 def never_seen_programs(which: str = "never-seen"
@@ -453,9 +454,9 @@ def main() -> None:
                              "never-seen-19, never-seen-20, never-seen-21, never-seen-22, "
                              "never-seen-23, never-seen-24, never-seen-25, never-seen-26, "
                              "never-seen-27, never-seen-28, never-seen-29, never-seen-30, "
-                             "never-seen-31, never-seen-32, never-seen-33: "
+                             "never-seen-31, never-seen-32, never-seen-33, never-seen-34: "
                              "the committed sets in benchmarks/never_seen/, "
-                             "benchmarks/never_seen_2/ and so on to benchmarks/never_seen_33/ "
+                             "benchmarks/never_seen_2/ and so on to benchmarks/never_seen_34/ "
                              "(each judges a model once)")
     parser.add_argument("--rounds", type=int, default=2,
                         help="timings per program, taken in rounds over all programs "

@@ -1,6 +1,6 @@
 """The never-seen program sets are committed with their hashes: each may judge a trained
 model only while it is unchanged (benchmarks/never_seen/ and never_seen_2/ to
-never_seen_33/)."""
+never_seen_34/)."""
 
 import hashlib
 import importlib
@@ -15,7 +15,8 @@ SETS = ("never_seen", "never_seen_2", "never_seen_3", "never_seen_4", "never_see
         "never_seen_16", "never_seen_17", "never_seen_18", "never_seen_19", "never_seen_20",
         "never_seen_21", "never_seen_22", "never_seen_23", "never_seen_24", "never_seen_25",
         "never_seen_26", "never_seen_27", "never_seen_28", "never_seen_29",
-        "never_seen_30", "never_seen_31", "never_seen_32", "never_seen_33")
+        "never_seen_30", "never_seen_31", "never_seen_32", "never_seen_33",
+        "never_seen_34")
 
 
 @pytest.mark.parametrize("folder", SETS)
@@ -78,6 +79,7 @@ def test_a_set_is_spent_once_its_first_run_timings_are_stored():
     assert spent("never_seen_31")         # judged 87ce3db (grouped-convolution floor), Zen 5
     assert spent("never_seen_32")         # judged dd31e52 (fresh pages, grouped floor), Zen 5
     assert spent("never_seen_33")         # judged f4ccd27 (fresh pages, dense depthwise in loops), Zen 5
+    assert not spent("never_seen_34")     # not yet judged a model
     assert not spent("never_seen_99")
 
 
