@@ -214,11 +214,11 @@ def grouped_units(op: Op) -> float:
     with batch groups."""
     groups = int(op.attributes.get("feature_group_count", 1) or 1)
     if op.opcode != "convolution" or groups <= 1 \
-            or int(op.attributes.get("batch_group_count", 1) or 1) > 1:
+            or int(op.attributes.get("batch_group_count", 1) or 1) > 1 \
+            or runs_as_loop_on_cpu(op):
         return 0.0
     window = _window(op)
-    if window is None or not 1 <= len(window) <= 3 or any(d["reversal"] for d in window) \
-            or operands_swapped(op):
+    if window is None:
         return 0.0
     try:
         dims = op.attributes["dimension_numbers"]

@@ -36,7 +36,7 @@ from ..featurize.conv_lowering import (
 from ..featurize.costs.elementwise import TRANSCENDENTAL_OPS
 from ..featurize.costs.opcost import out_elements, real_transcendentals
 from ..featurize.fusion import COLLECTIVE, MATMUL, Kernel
-from ..featurize.program import Program
+from ..featurize.program import Op, Program
 from ..hardware import Hardware
 
 
@@ -143,18 +143,24 @@ def loop_convolution_macs(kernel: Kernel, program: Program) -> float:
     return loop_convolution_work(kernel, program)[0]
 
 
+def _convolutions(kernel: Kernel, program: Program) -> list[tuple[Op, bool]]:
+    """The kernel's convolutions, each with whether the kernel sits in a loop body."""
+    convolutions = [program.ops[i] for i in kernel.ops
+                    if program.ops[i].opcode == "convolution"]
+    if not convolutions:        # most kernels: no need to place the kernel in a loop
+        return []
+    in_loop_body = any(first <= kernel.block <= last
+                       for first, last in (loop.blocks for loop in program.loops))
+    return [(op, in_loop_body) for op in convolutions]
+
+
 def loop_convolution_work(kernel: Kernel, program: Program) -> tuple[float, float]:
     """(multiply-adds, loop-nest iterations) of the kernel's convolutions that XLA:CPU
     runs as loop nests (`featurize.conv_lowering.loop_iterations`); the multiply-adds as
     the matmul FLOPs count them on a CPU, a depthwise filter gradient's densely
     (`dense_convolution_extra_flops`)."""
-    convolutions = [program.ops[i] for i in kernel.ops
-                    if program.ops[i].opcode == "convolution"]
-    if not convolutions:        # most kernels: no need to place the kernel in a loop
-        return 0.0, 0.0
-    in_loop_body = any(first <= kernel.block <= last
-                       for first, last in (loop.blocks for loop in program.loops))
-    ops = [op for op in convolutions if runs_as_loop_on_cpu(op, in_loop_body)]
+    ops = [op for op, in_loop_body in _convolutions(kernel, program)
+           if runs_as_loop_on_cpu(op, in_loop_body)]
     return (sum(multiply_adds(op) * dense_on_cpu_groups(op) for op in ops),
             sum(loop_iterations(op) for op in ops))
 
@@ -174,13 +180,7 @@ def grouped_convolution_floor_s(kernel: Kernel, program: Program, hw: Hardware) 
     rate = hw.grouped_convolution_units_per_s
     if not rate or hw.kind != "cpu" or kernel.kind != MATMUL:
         return 0.0
-    convolutions = [program.ops[i] for i in kernel.ops
-                    if program.ops[i].opcode == "convolution"]
-    if not convolutions:
-        return 0.0
-    in_loop_body = any(first <= kernel.block <= last
-                       for first, last in (loop.blocks for loop in program.loops))
-    units = sum(grouped_units(op) for op in convolutions
+    units = sum(grouped_units(op) for op, in_loop_body in _convolutions(kernel, program)
                 if not runs_as_loop_on_cpu(op, in_loop_body))
     return GROUPED_FLOOR_SHARE * units / rate
 
